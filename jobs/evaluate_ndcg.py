@@ -1,0 +1,57 @@
+"""spark-submit entry point: parse, build the session, evaluate, write, print."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Sequence
+
+from pyspark.sql import SparkSession
+
+from ndcg_spark.config import JobConfig, parse_args
+from ndcg_spark.errors import EXIT_FAILURE, EXIT_OK, NdcgSparkError
+from ndcg_spark.pipeline import evaluate, write_reports
+from ndcg_spark.report import format_table
+from ndcg_spark.session import session_conf
+
+log = logging.getLogger("ndcg_spark")
+
+
+def build_session(config: JobConfig) -> SparkSession:
+    builder = SparkSession.builder.appName("ndcg-spark")
+    for key, value in session_conf(config).items():
+        builder = builder.config(key, value)
+    return builder.getOrCreate()
+
+
+def run(config: JobConfig) -> None:
+    spark = build_session(config)
+    per_query, evaluation = evaluate(spark, config)
+    try:
+        write_reports(per_query, config)
+    finally:
+        per_query.unpersist()
+    print(format_table(evaluation))
+    print(f"wrote {config.output}")
+
+
+def main(argv: Sequence[str]) -> int:
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        config = parse_args(argv)
+        run(config)
+    except SystemExit as usage:  # argparse has already printed its message
+        return int(usage.code or 0)
+    except NdcgSparkError as error:
+        print(f"ndcg-spark: {error}", file=sys.stderr)
+        return error.exit_code
+    except Exception as error:  # noqa: BLE001 - one line for the scheduler, the trace for the log
+        log.debug("job failed", exc_info=True)
+        first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        print(f"ndcg-spark: failed: {type(error).__name__}: {first}", file=sys.stderr)
+        return EXIT_FAILURE
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

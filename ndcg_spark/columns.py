@@ -1,0 +1,38 @@
+"""Canonical column names: inputs are renamed to these once, at load time."""
+
+from __future__ import annotations
+
+QUERY_ID = "query_id"
+DOC_ID = "doc_id"
+RELEVANCE = "relevance"
+SCORE = "score"
+RUN_ID = "run_id"
+RANK = "rank"
+EVAL_DATE = "eval_date"
+
+# Intermediate columns.
+GAIN = "gain"
+IS_JUDGED = "is_judged"
+POSITION = "position"
+CUM_DCG = "cum_dcg"
+IDEAL_POSITION = "ideal_position"
+CUM_IDCG = "cum_idcg"
+CUTOFFS = "cutoffs"
+
+# Report columns.
+MEASURE = "measure"
+K = "k"
+NDCG = "ndcg"
+DCG = "dcg"
+IDCG = "idcg"
+NUM_RETRIEVED = "num_retrieved"
+NUM_JUDGED = "num_judged"
+NUM_RELEVANT = "num_relevant"
+NUM_RELEVANT_RETRIEVED = "num_relevant_retrieved"
+NUM_JUDGED_RETRIEVED = "num_judged_retrieved"
+JUDGED_AT_K = "judged_at_k"
+NUM_QUERIES = "num_queries"
+
+# Values of the measure column: a cutoff row has k set, the uncut row has k NULL.
+MEASURE_CUT = "ndcg_cut"
+MEASURE_UNCUT = "ndcg"
