@@ -1,0 +1,65 @@
+"""Test helpers: trec_eval's text formats as canonical DataFrames, and its expected outputs."""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+
+from pyspark.sql import DataFrame, SparkSession
+
+JUDGMENTS_DDL = "query_id string, doc_id string, relevance bigint"
+RESULTS_DDL = "run_id string, query_id string, doc_id string, score double, rank bigint"
+
+
+def qrels(spark: SparkSession, path: str) -> DataFrame:
+    rows = []
+    with open(path) as handle:
+        for line in handle:
+            query, _, doc, rel = line.split()
+            rows.append((query, doc, int(rel)))
+    return spark.createDataFrame(rows, JUDGMENTS_DDL)
+
+
+def run(spark: SparkSession, path: str) -> DataFrame:
+    rows = []
+    with open(path) as handle:
+        for line in handle:
+            # trec_eval ignores anything after the sixth field (results.trunc has such lines).
+            query, _, doc, rank, score, run_id = line.split()[:6]
+            rows.append((run_id, query, doc, float(score), int(rank)))
+    return spark.createDataFrame(rows, RESULTS_DDL)
+
+
+def expected(path: str, measures: set[str]) -> dict[tuple[str, str], float]:
+    """(measure, query_id or 'all') -> value, for the measures asked."""
+    values: dict[tuple[str, str], float] = {}
+    with open(path) as handle:
+        for line in handle:
+            measure, query, value = line.split()
+            if measure in measures:
+                values[(measure, query)] = float(value)
+    return values
+
+
+def ndcg_measures(path: str) -> dict[str, int | None]:
+    """The ndcg measures an expected file holds: 'ndcg_cut_10' -> 10, 'ndcg' -> None."""
+    found: dict[str, int | None] = {}
+    with open(path) as handle:
+        for line in handle:
+            measure = line.split()[0]
+            if measure == "ndcg":
+                found[measure] = None
+            elif measure.startswith("ndcg_cut_"):
+                found[measure] = int(measure.removeprefix("ndcg_cut_"))
+    return found
+
+
+def conformance_file(directory: str, name: str) -> str:
+    return os.path.join(directory, name)
+
+
+def group(values: dict[tuple[str, str], float]) -> dict[str, dict[str, float]]:
+    grouped: dict[str, dict[str, float]] = defaultdict(dict)
+    for (measure, query), value in values.items():
+        grouped[measure][query] = value
+    return grouped
