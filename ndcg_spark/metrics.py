@@ -223,15 +223,27 @@ def ndcg_per_query(
 
 SUMMARY_COLUMNS = (c.RUN_ID, c.MEASURE, c.K, c.NDCG, c.NUM_QUERIES, c.JUDGED_AT_K)
 
+# Values in [0, 1] summed as decimals with 24 places: integer arithmetic, so the sum is the
+# same whatever order Spark adds them in (a double sum is not), and 24 places lie far below
+# a double's precision. 14 integer digits hold sums of up to 10^14 values.
+_EXACT_SUM = T.DecimalType(38, 24)
+
+
+def exact_mean(value: Column) -> Column:
+    """The mean of the non-null values of a [0, 1] column, independent of summation order."""
+    total = F.sum(value.cast(_EXACT_SUM)).cast(T.DoubleType())
+    count = F.count(value)
+    return F.when(count > 0, total / count.cast(T.DoubleType()))
+
 
 def summarize(per_query: DataFrame) -> DataFrame:
     """Plain mean over the evaluated queries, per (run, cutoff)."""
     return (
         per_query.groupBy(c.RUN_ID, c.MEASURE, c.K)
         .agg(
-            F.avg(c.NDCG).alias(c.NDCG),
+            exact_mean(F.col(c.NDCG)).alias(c.NDCG),
             F.count(F.lit(1)).alias(c.NUM_QUERIES),
-            F.avg(c.JUDGED_AT_K).alias(c.JUDGED_AT_K),
+            exact_mean(F.col(c.JUDGED_AT_K)).alias(c.JUDGED_AT_K),
         )
         .select(*SUMMARY_COLUMNS)
     )

@@ -1,0 +1,46 @@
+"""A tiny, obviously right NDCG in plain Python: the rules of the README, nothing clever."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+
+
+def gain(relevance: int, kind: str) -> float:
+    if relevance <= 0:
+        return 0.0
+    return float(relevance) if kind == "linear" else 2.0**relevance - 1.0
+
+
+def dcg(gains: Sequence[float], k: int | None) -> float:
+    top = gains if k is None else gains[:k]
+    return sum(g / math.log2(position + 1) for position, g in enumerate(top, start=1))
+
+
+def ndcg(
+    results: Iterable[tuple[str, str, str, float]],
+    judgments: Iterable[tuple[str, str, int]],
+    ks: Sequence[int],
+    kind: str = "linear",
+    complete: bool = False,
+) -> dict[tuple[str, str, int | None], float]:
+    """(run, query, k) -> NDCG; k None is the uncut ndcg. results are (run, query, doc, score)."""
+    labels: dict[str, dict[str, int]] = defaultdict(dict)
+    for query, doc, relevance in judgments:
+        labels[query][doc] = relevance
+    lists: dict[str, dict[str, list[tuple[float, str]]]] = defaultdict(lambda: defaultdict(list))
+    for run, query, doc, score in results:
+        lists[run][query].append((score, doc))
+    values = {}
+    for run, by_query in lists.items():
+        queries = set(labels) if complete else set(by_query) & set(labels)
+        for query in queries:
+            # score descending, then doc_id descending in byte order
+            ranked = sorted(by_query.get(query, []), key=lambda sd: (sd[0], sd[1].encode()), reverse=True)
+            gains = [gain(labels[query].get(doc, 0), kind) for _, doc in ranked]
+            ideal = sorted((gain(rel, kind) for rel in labels[query].values()), reverse=True)
+            for k in [*ks, None]:
+                best = dcg(ideal, k)
+                values[(run, query, k)] = dcg(gains, k) / best if best > 0 else 0.0
+    return values
