@@ -1,0 +1,211 @@
+"""The job's main(argv) end to end on Parquet files: outputs, counts, eval dates, exit codes."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+
+from jobs.evaluate_ndcg import main
+from ndcg_spark import columns as c
+from ndcg_spark.errors import EXIT_INPUT_REJECTED, EXIT_OK, EXIT_USAGE
+
+JUDGMENTS = {"query_id": ["q1", "q1", "q1", "q2", "q2", "q3"], "doc_id": ["a", "b", "c", "a", "d", "x"],
+             "relevance": [2, 1, 0, 1, 3, 1]}
+RESULTS = {
+    "run_id": ["r1", "r1", "r1", "r1", "r1", "r2", "r2", "r2", "r2"],
+    "query_id": ["q1", "q1", "q1", "q2", "q9", "q1", "q1", "q2", "q2"],
+    "doc_id": ["a", "b", "z", "d", "a", "b", "a", "a", "d"],
+    "score": [3.0, 2.0, 1.0, 1.0, 5.0, 3.0, 2.0, 2.0, 1.0],
+}
+
+
+def write(path: Path, columns: dict, schema: pa.Schema | None = None) -> str:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.table(columns, schema=schema), path)
+    return str(path)
+
+
+@pytest.fixture()
+def inputs(tmp_path: Path) -> tuple[str, str]:
+    return (
+        write(tmp_path / "judgments" / "part-0.parquet", JUDGMENTS),
+        write(tmp_path / "results" / "part-0.parquet", RESULTS),
+    )
+
+
+def run_job(judgments: str, results: str, output: str, *extra: str) -> int:
+    return main(["--judgments", judgments, "--results", results, "--output", output, *extra])
+
+
+def test_end_to_end(spark: SparkSession, inputs: tuple[str, str], tmp_path: Path, capsys) -> None:
+    output = str(tmp_path / "out")
+    assert run_job(*inputs, output, "--k", "1,2") == EXIT_OK
+    per_query = spark.read.parquet(f"{output}/per_query")
+    summary = spark.read.parquet(f"{output}/summary")
+    assert per_query.count() == 2 * 2 * 3  # runs x queries (q1, q2; q3 and q9 not both sides) x (k=1, 2, uncut)
+    assert set(summary.columns) >= {c.RUN_ID, c.K, c.NDCG, c.NUM_QUERIES}
+    # r1 on q1: a(2) b(1) at the top, ideal a(2) b(1): 1.0. r2 on q1: b then a.
+    r2_q1 = per_query.filter((F.col(c.RUN_ID) == "r2") & (F.col(c.QUERY_ID) == "q1") & (F.col(c.K) == 1))
+    assert r2_q1.first()[c.NDCG] == pytest.approx(0.5)
+    printed = capsys.readouterr().out
+    assert "ndcg@1" in printed and "ndcg@2" in printed and "r1" in printed
+    assert "read 6 judgment rows" in printed and "9 result rows" in printed
+
+
+def test_complete_flag_counts_judged_queries(spark: SparkSession, inputs, tmp_path: Path) -> None:
+    output = str(tmp_path / "out")
+    assert run_job(*inputs, output, "--k", "5", "--complete") == EXIT_OK
+    summary = spark.read.parquet(f"{output}/summary").filter(F.col(c.K) == 5)
+    assert {row[c.RUN_ID]: row[c.NUM_QUERIES] for row in summary.collect()} == {"r1": 3, "r2": 3}
+
+
+def test_results_without_run_id_use_flag(spark: SparkSession, tmp_path: Path) -> None:
+    judgments = write(tmp_path / "j.parquet", JUDGMENTS)
+    results = write(tmp_path / "r.parquet", {k: v for k, v in RESULTS.items() if k != "run_id"} | {
+        "doc_id": ["a", "b", "z", "d", "a", "c", "x", "y", "w"]})
+    output = str(tmp_path / "out")
+    assert run_job(judgments, results, output, "--run-id", "candidate") == EXIT_OK
+    runs = spark.read.parquet(f"{output}/summary").select(c.RUN_ID).distinct().collect()
+    assert [row[0] for row in runs] == ["candidate"]
+
+
+def test_integer_ids_match_string_ids(spark: SparkSession, tmp_path: Path) -> None:
+    judgments = write(tmp_path / "j.parquet", {"query_id": [7, 7], "doc_id": [1, 2], "relevance": [1, 2]})
+    results = write(tmp_path / "r.parquet", {"query_id": ["7", "7"], "doc_id": ["2", "1"], "score": [2.0, 1.0]})
+    output = str(tmp_path / "out")
+    assert run_job(judgments, results, output, "--k", "2") == EXIT_OK
+    row = spark.read.parquet(f"{output}/per_query").filter(F.col(c.K) == 2).first()
+    assert row[c.NDCG] == pytest.approx(1.0)
+
+
+def test_config_file_with_renamed_columns(spark: SparkSession, tmp_path: Path) -> None:
+    judgments = write(tmp_path / "j.parquet", {"qid": ["q"], "docno": ["a"], "label": [1]})
+    results = write(tmp_path / "r.parquet", {"qid": ["q"], "docno": ["a"], "sim": [0.5]})
+    config = tmp_path / "job.toml"
+    config.write_text(
+        f'[input]\njudgments = "{judgments}"\nresults = "{results}"\n'
+        f'[output]\npath = "{tmp_path / "out"}"\n'
+        '[evaluation]\nk = [3]\ngain = "exponential"\n'
+        '[columns]\nquery_id = "qid"\ndoc_id = "docno"\nrelevance = "label"\nscore = "sim"\n'
+    )
+    assert main(["--config", str(config), "--k", "1"]) == EXIT_OK  # flag overrides config
+    ks = {row[0] for row in spark.read.parquet(str(tmp_path / "out" / "summary")).select(c.K).collect()}
+    assert ks == {1, None}
+
+
+def test_eval_date_rerun_replaces_only_that_date(spark: SparkSession, inputs, tmp_path: Path) -> None:
+    output = str(tmp_path / "out")
+    assert run_job(*inputs, output, "--eval-date", "2026-12-01") == EXIT_OK
+    assert run_job(*inputs, output, "--eval-date", "2026-12-02") == EXIT_OK
+    assert run_job(*inputs, output, "--eval-date", "2026-12-02", "--k", "3") == EXIT_OK
+    summary = spark.read.parquet(f"{output}/summary")
+    by_date = {
+        str(row[0]): sorted(row[1], key=lambda k: k or 0)
+        for row in summary.groupBy(c.EVAL_DATE).agg(F.collect_set(c.K)).collect()
+    }
+    assert by_date == {"2026-12-01": [5, 10, 20], "2026-12-02": [3]}
+    dates = sorted(name for name in os.listdir(f"{output}/per_query") if not name.startswith(("_", ".")))
+    assert dates == ["eval_date=2026-12-01", "eval_date=2026-12-02"]
+
+
+# --- bad input: one line naming the file, the column and the count; exit 3; nothing written ---
+
+def _rejected(judgments: str, results: str, tmp_path: Path, capsys, *extra: str) -> str:
+    output = tmp_path / "out"
+    code = run_job(judgments, results, str(output), *extra)
+    err = capsys.readouterr().err.strip()
+    assert code == EXIT_INPUT_REJECTED, err
+    assert not output.exists(), "bad input must leave nothing under --output"
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    return err
+
+
+@pytest.mark.parametrize(
+    ("side", "change", "expected"),
+    [
+        ("results", {"score": None}, "missing column(s) 'score'"),
+        ("judgments", {"relevance": None}, "missing column(s) 'relevance'"),
+        ("results", {"score": ["high"] * 9}, "column 'score' has type string"),
+        ("judgments", {"relevance": ["2", "1", "0", "1", "3", "1"]}, "column 'relevance' has type string"),
+        ("judgments", {"query_id": [1.5] * 6}, "column 'query_id' has type double"),
+        ("results", {"query_id": ["q1", None, None, "q2", "q9", "q1", "q1", "q2", "q2"]},
+         "column 'query_id': 2 of 9 rows are null"),
+        ("judgments", {"doc_id": ["a", None, "c", "a", "d", "x"]}, "column 'doc_id': 1 of 6 rows are null"),
+        ("results", {"score": [3.0, None, 1.0, 1.0, 5.0, 3.0, 2.0, 2.0, 1.0]},
+         "column 'score': 1 of 9 rows are null"),
+        ("results", {"score": [3.0, float("nan"), 1.0, 1.0, 5.0, 3.0, float("nan"), 2.0, 1.0]},
+         "column 'score': 2 of 9 rows are NaN"),
+        ("results", {"score": [3.0, float("inf"), 1.0, 1.0, 5.0, 3.0, float("-inf"), 2.0, 1.0]},
+         "column 'score': 2 of 9 rows are infinite"),
+        ("results", {"doc_id": ["a", "a", "z", "d", "a", "b", "a", "a", "d"]},
+         "1 documents are retrieved more than once"),
+        ("judgments", {"doc_id": ["a", "a", "c", "a", "d", "x"]}, "1 (query, doc) pairs are judged more than once"),
+        ("judgments", {"relevance": [2.0, 1.5, 0.0, 1.0, 3.0, 0.5]}, "column 'relevance': 2 of 6 rows are not whole"),
+        ("judgments", {"relevance": [2, None, 0, 1, 3, 1]}, "column 'relevance': 1 of 6 rows are null"),
+    ],
+)
+def test_bad_input_is_rejected(tmp_path: Path, capsys, side: str, change: dict, expected: str) -> None:
+    columns = {"judgments": dict(JUDGMENTS), "results": dict(RESULTS)}
+    for name, values in change.items():
+        if values is None:
+            del columns[side][name]
+        else:
+            columns[side][name] = values
+    paths = {name: write(tmp_path / name / "part-0.parquet", cols) for name, cols in columns.items()}
+    err = _rejected(paths["judgments"], paths["results"], tmp_path, capsys)
+    assert expected in err
+    assert f"{side} {paths[side].rsplit('/', 1)[0]}" in err  # names the input
+    if "rows" in expected:
+        assert "part-0.parquet" in err  # and the file holding the rows
+
+
+def test_empty_input_is_rejected(tmp_path: Path, capsys, inputs) -> None:
+    schema = pa.schema([("query_id", pa.string()), ("doc_id", pa.string()), ("score", pa.float64())])
+    empty = write(tmp_path / "empty" / "part-0.parquet", {"query_id": [], "doc_id": [], "score": []}, schema)
+    assert "no rows" in _rejected(inputs[0], empty, tmp_path, capsys)
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_missing_path_is_rejected(tmp_path: Path, capsys, inputs, which: int) -> None:
+    paths = list(inputs)
+    paths[which] = str(tmp_path / "nowhere")
+    assert "cannot read Parquet" in _rejected(*paths, tmp_path, capsys)
+
+
+def test_folder_without_parquet_is_rejected(tmp_path: Path, capsys, inputs) -> None:
+    (tmp_path / "hollow").mkdir()
+    (tmp_path / "hollow" / "notes.txt").write_text("no parquet here")
+    assert "cannot read Parquet" in _rejected(inputs[0], str(tmp_path / "hollow"), tmp_path, capsys)
+
+
+def test_lenient_duplicates_are_opt_in_and_counted(spark: SparkSession, tmp_path: Path, capsys) -> None:
+    judgments = write(tmp_path / "j.parquet", {"query_id": ["q", "q"], "doc_id": ["a", "a"], "relevance": [1, 3]})
+    results = write(tmp_path / "r.parquet", {"query_id": ["q", "q", "q"], "doc_id": ["a", "a", "b"],
+                                             "score": [1.0, 2.0, 1.5]})
+    config = tmp_path / "lenient.toml"
+    config.write_text('[validation]\nduplicate_results = "keep_best"\nduplicate_judgments = "keep_max"\n')
+    output = tmp_path / "out"
+    assert run_job(judgments, results, str(output), "--config", str(config), "--k", "1") == EXIT_OK
+    printed = capsys.readouterr().out
+    assert "dropped 1 duplicate judgment rows" in printed and "dropped 1 duplicate result rows" in printed
+    row = spark.read.parquet(str(output / "per_query")).filter(F.col(c.K) == 1).first()
+    assert (row[c.DCG], row[c.IDCG]) == (3.0, 3.0)  # a kept with score 2.0 and grade 3
+
+
+@pytest.mark.parametrize("k", ["0", "-3", "ten", "5,,10", "2.5"])
+def test_bad_k_is_a_usage_error(tmp_path: Path, capsys, inputs, k: str) -> None:
+    output = tmp_path / "out"
+    assert run_job(*inputs, str(output), f"--k={k}") == EXIT_USAGE
+    err = capsys.readouterr().err.strip()
+    assert "k must be" in err and len(err.splitlines()) == 1
+    assert not output.exists()
+
+
+def test_unknown_flag_is_a_usage_error(tmp_path: Path, capsys, inputs) -> None:
+    assert run_job(*inputs, str(tmp_path / "out"), "--gain", "cubic") == EXIT_USAGE
