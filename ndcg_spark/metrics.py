@@ -64,8 +64,18 @@ def _cutoffs(ks: Sequence[int], uncut: bool) -> list[int | None]:
     return [*ks, *([None] if uncut else [])]
 
 
+def copartition(frame: DataFrame) -> DataFrame:
+    """Hash by query_id once: the join on (query_id, doc_id), the ranking window, the ideal
+    DCG and the per-query aggregations all reuse this partitioning (with the session's
+    spark.sql.requireAllClusterKeysForCoPartition=false), so each input is shuffled once."""
+    return frame.repartition(F.col(c.QUERY_ID))
+
+
 def judged_gains(judgments: DataFrame, gain_kind: str) -> DataFrame:
-    return judgments.select(
+    """Both uses of the judgments (the join, the ideal DCG) must see the same plan, so that
+    Spark reads and shuffles them once; the explicit non-null filter (ids are validated
+    non-null) equals the one Spark would infer for the join only."""
+    return judgments.filter(F.col(c.QUERY_ID).isNotNull() & F.col(c.DOC_ID).isNotNull()).select(
         c.QUERY_ID, c.DOC_ID, c.RELEVANCE, gain(F.col(c.RELEVANCE), gain_kind).alias(c.GAIN)
     )
 
@@ -212,7 +222,8 @@ def ndcg_per_query(
     uncut: bool = True,
 ) -> DataFrame:
     """Canonical results and judgments -> the per-query report."""
-    gains = judged_gains(judgments, gain_kind)
+    results = copartition(results)
+    gains = judged_gains(copartition(judgments), gain_kind)
     dcg = ranked_dcg(results, gains, order_by).transform(lambda df: dcg_per_query(df, ks, uncut))
     ideal = ideal_dcg_per_query(gains, ks, uncut)
     runs = results.select(c.RUN_ID).distinct()

@@ -40,18 +40,13 @@ class Evaluation:
     complete: bool
 
 
-def _copartition(frame: DataFrame) -> DataFrame:
-    """Hash by query_id once: ranking, the join, the ideal DCG and the aggregations all reuse it."""
-    return frame.repartition(F.col(c.QUERY_ID))
-
-
 def evaluate(spark: SparkSession, config: JobConfig) -> tuple[DataFrame, Evaluation]:
     """Validate both inputs, then compute the per-query report (persisted) and its counts."""
     judgments = load_judgments(spark, config)
     results = load_results(spark, config)
     per_query = ndcg_per_query(
-        _copartition(results.frame),
-        _copartition(judgments.frame),
+        results.frame,
+        judgments.frame,
         ks=config.ks,
         gain_kind=config.gain,
         complete=config.complete,
