@@ -1,0 +1,64 @@
+"""Arguments and config files are validated before Spark starts."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from ndcg_spark.config import ColumnNames, parse_args, parse_ks
+from ndcg_spark.errors import ConfigError
+
+REQUIRED = ["--judgments", "j", "--results", "r", "--output", "o"]
+
+
+def test_defaults() -> None:
+    config = parse_args(REQUIRED)
+    assert (config.ks, config.gain, config.complete, config.run_id) == ((5, 10, 20), "linear", False, "run")
+    assert config.eval_date is None and config.columns == ColumnNames()
+
+
+def test_ks_are_sorted_and_unique() -> None:
+    assert parse_ks("20,5,10,5") == (5, 10, 20)
+    assert parse_ks([3, 1]) == (1, 3)
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "ten", "", "1.5", [True], [], "5,,10"])
+def test_bad_k(value) -> None:
+    with pytest.raises(ConfigError, match="k must be"):
+        parse_ks(value)
+
+
+def test_flags_override_the_config_file(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text('[input]\njudgments = "x"\nresults = "y"\n[output]\npath = "z"\n'
+                    '[evaluation]\nk = [3]\ncomplete = true\n[columns]\nscore = "sim"\n')
+    config = parse_args(["--config", str(path), "--k", "7", "--eval-date", "2026-01-31", "--judgments", "j"])
+    assert (config.judgments, config.results, config.output, config.ks) == ("j", "y", "z", (7,))
+    assert config.complete and config.columns.score == "sim"
+    assert config.eval_date == dt.date(2026, 1, 31)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[evaluation]\ngain = \"cubic\"\n", "gain must be one of"),
+        ("[evaluation]\nsurprise = 1\n", "unknown key"),
+        ("[evaluation\n", "not valid TOML"),
+        ("[validation]\nduplicate_results = \"ignore\"\n", "duplicate_results must be one of"),
+        ("[evaluation]\ncomplete = \"yes\"\n", "complete must be true or false"),
+    ],
+)
+def test_bad_config_file(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=message):
+        parse_args([*REQUIRED, "--config", str(path)])
+
+
+def test_missing_required_and_bad_date() -> None:
+    with pytest.raises(ConfigError, match="output path is required"):
+        parse_args(["--judgments", "j", "--results", "r"])
+    with pytest.raises(ConfigError, match="eval-date"):
+        parse_args([*REQUIRED, "--eval-date", "yesterday"])

@@ -1,0 +1,49 @@
+"""The documented command itself: spark-submit of the pip-installed pyspark runs the job."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from tests.test_job import JUDGMENTS, RESULTS, write
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.slow
+def test_spark_submit_runs_the_job(tmp_path: Path) -> None:
+    spark_submit = Path(sys.executable).parent / "spark-submit"
+    if not spark_submit.exists():
+        found = shutil.which("spark-submit")
+        assert found, "spark-submit of the installed pyspark not found"
+        spark_submit = Path(found)
+    judgments = write(tmp_path / "j.parquet", JUDGMENTS)
+    results = write(tmp_path / "r.parquet", RESULTS)
+    output = tmp_path / "out"
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
+    done = subprocess.run(
+        [str(spark_submit), "--conf", "spark.ui.enabled=false",
+         "--driver-java-options", f"-Dlog4j2.configurationFile={ROOT / 'conf' / 'log4j2.properties'}",
+         str(ROOT / "jobs" / "evaluate_ndcg.py"),
+         "--judgments", judgments, "--results", results, "--output", str(output), "--k", "1,2"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "ndcg@1" in done.stdout
+    assert pq.read_table(output / "summary").num_rows == 2 * 3  # runs x (k=1, 2, uncut)
+
+    rejected = subprocess.run(
+        [str(spark_submit), "--conf", "spark.ui.enabled=false", str(ROOT / "jobs" / "evaluate_ndcg.py"),
+         "--judgments", judgments, "--results", str(tmp_path / "missing"), "--output", str(tmp_path / "o2")],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert rejected.returncode == 3
+    # spark-submit's PythonRunner merges the job's stderr into its stdout
+    assert "ndcg-spark: results" in rejected.stdout + rejected.stderr
+    assert not (tmp_path / "o2").exists()
