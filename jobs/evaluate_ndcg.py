@@ -17,6 +17,14 @@ from ndcg_spark.session import session_conf
 log = logging.getLogger("ndcg_spark")
 
 
+def one_line(error: BaseException) -> str:
+    """The cause in one line; for a JVM error, the Java exception rather than py4j's wrapper."""
+    java = getattr(error, "java_exception", None)
+    text = str(java.toString()) if java is not None else str(error)
+    lines = text.strip().splitlines()
+    return f"{type(error).__name__}: {lines[0] if lines else ''}"
+
+
 def build_session(config: JobConfig) -> SparkSession:
     builder = SparkSession.builder.appName("ndcg-spark")
     for key, value in session_conf(config).items():
@@ -47,8 +55,7 @@ def main(argv: Sequence[str]) -> int:
         return error.exit_code
     except Exception as error:  # noqa: BLE001 - one line for the scheduler, the trace for the log
         log.debug("job failed", exc_info=True)
-        first = str(error).strip().splitlines()[0] if str(error).strip() else ""
-        print(f"ndcg-spark: failed: {type(error).__name__}: {first}", file=sys.stderr)
+        print(f"ndcg-spark: failed: {one_line(error)}", file=sys.stderr)
         return EXIT_FAILURE
     return EXIT_OK
 

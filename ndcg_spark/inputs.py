@@ -13,6 +13,7 @@ from py4j.protocol import Py4JJavaError
 
 from ndcg_spark import columns as c
 from ndcg_spark.config import (
+    GAIN_EXPONENTIAL,
     ON_DUPLICATE_JUDGMENT_KEEP_MAX,
     ON_DUPLICATE_RESULT_KEEP_BEST,
     ORDER_BY_RANK,
@@ -23,6 +24,9 @@ from ndcg_spark.errors import InputError
 JUDGMENTS = "judgments"
 RESULTS = "results"
 _FILE_PATH = "_metadata.file_path"
+
+# 2^rel overflows a double past 1023; far beyond any real grading scale.
+MAX_EXPONENTIAL_RELEVANCE = 1000
 
 _ID_TYPES = (T.StringType, T.IntegralType)
 _FRACTIONAL_TYPES = (T.FloatType, T.DoubleType, T.DecimalType)
@@ -155,6 +159,14 @@ def load_judgments(spark: SparkSession, config: JobConfig) -> LoadedInput:
         _id_column(raw, JUDGMENTS, path, names.doc_id, c.DOC_ID),
         F.col(names.relevance).cast(T.LongType()).alias(c.RELEVANCE),
     )
+    if config.gain == GAIN_EXPONENTIAL:
+        checks.append(
+            _Check(
+                names.relevance,
+                F.col(names.relevance) > MAX_EXPONENTIAL_RELEVANCE,
+                f"exceed {MAX_EXPONENTIAL_RELEVANCE}, too large for exponential gain 2^rel - 1",
+            )
+        )
     rows = _enforce(raw, JUDGMENTS, path, checks)
     keys, extra = _duplicates(frame, [c.QUERY_ID, c.DOC_ID])
     if extra and config.duplicate_judgments != ON_DUPLICATE_JUDGMENT_KEEP_MAX:

@@ -165,6 +165,20 @@ def test_bad_input_is_rejected(tmp_path: Path, capsys, side: str, change: dict, 
         assert "part-0.parquet" in err  # and the file holding the rows
 
 
+def test_exponential_gain_rejects_grades_that_overflow(tmp_path: Path, capsys, inputs) -> None:
+    judgments = write(tmp_path / "big" / "part-0.parquet", {**JUDGMENTS, "relevance": [2, 1, 0, 1, 3, 5000]})
+    err = _rejected(judgments, inputs[1], tmp_path, capsys, "--gain", "exponential")
+    assert "column 'relevance': 1 of 6 rows exceed 1000" in err
+
+
+def test_other_failures_exit_1_with_one_line(tmp_path: Path, capsys, inputs) -> None:
+    blocker = tmp_path / "file-not-folder"
+    blocker.write_text("an output path under a plain file cannot be created")
+    assert run_job(*inputs, str(blocker / "out")) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("ndcg-spark: failed: ") and len(err.splitlines()) == 1
+
+
 def test_empty_input_is_rejected(tmp_path: Path, capsys, inputs) -> None:
     schema = pa.schema([("query_id", pa.string()), ("doc_id", pa.string()), ("score", pa.float64())])
     empty = write(tmp_path / "empty" / "part-0.parquet", {"query_id": [], "doc_id": [], "score": []}, schema)
