@@ -232,6 +232,8 @@ def ndcg_per_query(
     )
 
 
+SKIPPED = "skipped"
+
 SUMMARY_COLUMNS = (c.RUN_ID, c.MEASURE, c.K, c.NDCG, c.NUM_QUERIES, c.JUDGED_AT_K)
 
 # Values in [0, 1] summed as decimals with 24 places: integer arithmetic, so the sum is the
@@ -260,7 +262,14 @@ def summarize(per_query: DataFrame) -> DataFrame:
     )
 
 
-def skipped_queries(results: DataFrame, judgments: DataFrame) -> DataFrame:
-    """(run, query) pairs retrieved but never judged: not evaluated, only counted."""
-    judged = judgments.select(c.QUERY_ID).distinct()
-    return results.select(c.RUN_ID, c.QUERY_ID).distinct().join(judged, on=c.QUERY_ID, how="left_anti")
+def skipped_per_run(results: DataFrame, judgments: DataFrame) -> DataFrame:
+    """Every run with its count of queries retrieved but never judged (not evaluated, only counted)."""
+    judged = judgments.select(c.QUERY_ID).distinct().withColumn(c.IS_JUDGED, F.lit(True))
+    return (
+        results.select(c.RUN_ID, c.QUERY_ID)
+        .distinct()
+        .join(judged, on=c.QUERY_ID, how="left")
+        .groupBy(c.RUN_ID)
+        .agg(F.sum(F.when(F.col(c.IS_JUDGED).isNull(), 1).otherwise(0)).alias(SKIPPED))
+        .select(c.RUN_ID, SKIPPED)
+    )

@@ -12,7 +12,7 @@ from pyspark.sql import types as T
 from ndcg_spark import columns as c
 from ndcg_spark.config import JobConfig
 from ndcg_spark.inputs import load_judgments, load_results
-from ndcg_spark.metrics import ndcg_per_query, skipped_queries, summarize
+from ndcg_spark.metrics import SKIPPED, ndcg_per_query, skipped_per_run, summarize
 
 PER_QUERY_DIR = "per_query"
 SUMMARY_DIR = "summary"
@@ -86,16 +86,15 @@ def _run_counts(
         .collect()
     }
     skipped = {
-        row[c.RUN_ID]: row["count"]
-        for row in skipped_queries(results, judgments).groupBy(c.RUN_ID).count().collect()
+        row[c.RUN_ID]: row[SKIPPED] for row in skipped_per_run(results, judgments).collect()
     }
-    runs = sorted(row[c.RUN_ID] for row in results.select(c.RUN_ID).distinct().collect())
+    runs = sorted(skipped)
     return [
         RunCounts(
             run_id=run,
             evaluated=scored[run]["evaluated"] if run in scored else 0,
             missing=judged_queries - (scored[run]["retrieved"] if run in scored else 0),
-            skipped=skipped.get(run, 0),
+            skipped=skipped[run],
         )
         for run in runs
     ]
