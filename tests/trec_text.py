@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-from collections import defaultdict
-
 from pyspark.sql import DataFrame, SparkSession
 
 JUDGMENTS_DDL = "query_id string, doc_id string, relevance bigint"
@@ -52,14 +49,3 @@ def ndcg_measures(path: str) -> dict[str, int | None]:
             elif measure.startswith("ndcg_cut_"):
                 found[measure] = int(measure.removeprefix("ndcg_cut_"))
     return found
-
-
-def conformance_file(directory: str, name: str) -> str:
-    return os.path.join(directory, name)
-
-
-def group(values: dict[tuple[str, str], float]) -> dict[str, dict[str, float]]:
-    grouped: dict[str, dict[str, float]] = defaultdict(dict)
-    for (measure, query), value in values.items():
-        grouped[measure][query] = value
-    return grouped
