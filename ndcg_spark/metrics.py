@@ -46,6 +46,18 @@ def _running(partition: Sequence[str], order: Sequence[Column]) -> Window:
     )
 
 
+def with_running_dcg(
+    frame: DataFrame, partition: Sequence[str], order: Sequence[Column], position: str, running: str
+) -> DataFrame:
+    """Adds each row's position in the (total) order and the DCG of the list down to it."""
+    positioned = frame.withColumn(
+        position, F.row_number().over(Window.partitionBy(*partition).orderBy(*order))
+    )
+    return positioned.withColumn(
+        running, F.sum(discounted(F.col(c.GAIN), F.col(position))).over(_running(partition, order))
+    )
+
+
 def _at_cutoff(value: Column, position: Column, k: int | None) -> Column:
     """The running value at the last position <= k (running values never decrease)."""
     return F.max(value if k is None else F.when(position <= k, value))
@@ -83,7 +95,6 @@ def judged_gains(judgments: DataFrame, gain_kind: str) -> DataFrame:
 def ranked_dcg(results: DataFrame, gains: DataFrame, order_by: str) -> DataFrame:
     """Each retrieved row with its position, its gain and the running DCG down to it."""
     order = ranking_order(order_by)
-    window = Window.partitionBy(c.QUERY_ID, c.RUN_ID).orderBy(*order)
     labelled = results.join(
         gains.select(c.QUERY_ID, c.DOC_ID, c.GAIN, F.lit(True).alias(c.IS_JUDGED)),
         on=[c.QUERY_ID, c.DOC_ID],
@@ -97,15 +108,8 @@ def ranked_dcg(results: DataFrame, gains: DataFrame, order_by: str) -> DataFrame
         F.coalesce(F.col(c.GAIN), F.lit(0.0)).alias(c.GAIN),
         F.coalesce(F.col(c.IS_JUDGED), F.lit(False)).alias(c.IS_JUDGED),
     )
-    return (
-        labelled.withColumn(c.POSITION, F.row_number().over(window))
-        .withColumn(
-            c.CUM_DCG,
-            F.sum(discounted(F.col(c.GAIN), F.col(c.POSITION))).over(
-                _running([c.QUERY_ID, c.RUN_ID], order)
-            ),
-        )
-        .select(c.RUN_ID, c.QUERY_ID, c.POSITION, c.GAIN, c.IS_JUDGED, c.CUM_DCG)
+    return with_running_dcg(labelled, [c.QUERY_ID, c.RUN_ID], order, c.POSITION, c.CUM_DCG).select(
+        c.RUN_ID, c.QUERY_ID, c.POSITION, c.GAIN, c.IS_JUDGED, c.CUM_DCG
     )
 
 
@@ -129,11 +133,7 @@ def dcg_per_query(ranked: DataFrame, ks: Sequence[int], uncut: bool) -> DataFram
 def ideal_dcg_per_query(gains: DataFrame, ks: Sequence[int], uncut: bool) -> DataFrame:
     """One row per judged query: the DCG of all its judged documents in the best order."""
     order = [F.col(c.GAIN).desc(), F.col(c.DOC_ID).desc()]
-    window = Window.partitionBy(c.QUERY_ID).orderBy(*order)
-    ideal = gains.withColumn(c.IDEAL_POSITION, F.row_number().over(window)).withColumn(
-        c.CUM_IDCG,
-        F.sum(discounted(F.col(c.GAIN), F.col(c.IDEAL_POSITION))).over(_running([c.QUERY_ID], order)),
-    )
+    ideal = with_running_dcg(gains, [c.QUERY_ID], order, c.IDEAL_POSITION, c.CUM_IDCG)
     position = F.col(c.IDEAL_POSITION)
     return ideal.groupBy(c.QUERY_ID).agg(
         F.count(F.lit(1)).alias(c.NUM_JUDGED),
