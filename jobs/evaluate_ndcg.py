@@ -13,6 +13,7 @@ from ndcg_spark.errors import EXIT_FAILURE, EXIT_OK, NdcgSparkError
 from ndcg_spark.pipeline import evaluate, write_reports
 from ndcg_spark.report import format_table
 from ndcg_spark.session import session_conf
+from ndcg_spark.storage import Staging
 
 log = logging.getLogger("ndcg_spark")
 
@@ -34,11 +35,13 @@ def build_session(config: JobConfig) -> SparkSession:
 
 def run(config: JobConfig) -> None:
     spark = build_session(config)
-    per_query, evaluation = evaluate(spark, config)
+    staging = Staging(spark, config.output)
     try:
+        per_query, evaluation = evaluate(spark, config, staging)
         write_reports(per_query, config)
-    finally:
         per_query.unpersist()
+    finally:
+        staging.discard()
     print(format_table(evaluation))
     print(f"wrote {config.output}")
 

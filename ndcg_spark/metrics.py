@@ -1,21 +1,31 @@
 """NDCG@k as DataFrame transforms, with trec_eval's ndcg_cut and ndcg semantics.
 
-DCG is a running sum over the ranked list (a window in rank order), and DCG@k is that
-sum at the last position <= k. Summing in rank order, never in the order Spark happens to
-feed rows, makes every value independent of partitioning.
+DCG is a running sum over the ranked list (a window in rank order), and DCG@k is that sum at
+position min(k, list length). Summing in rank order, as trec_eval does, never in the order Spark
+happens to feed rows, makes every value bit-identical to trec_eval's arithmetic and independent
+of partitioning.
+
+The whole computation is served by one hash partitioning of each input by query_id: the join
+on (query_id, doc_id), the ranking window, the ideal window and the per-query aggregations all
+reuse it, and after the ranking window only the rows at a cutoff position (and each list's last
+row) travel on.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import Column, DataFrame, Window, WindowSpec
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
-from ndcg_spark.config import GAIN_EXPONENTIAL, GAIN_LINEAR, ORDER_BY_RANK
+from ndcg_spark.config import GAIN_EXPONENTIAL, GAIN_LINEAR, ORDER_BY_RANK, ORDER_BY_SCORE
 
+# Running sums of the ranked list and of the ideal list.
+CUM_JUDGED = "cum_judged"
+CUM_RELEVANT = "cum_relevant"
+LIST_LENGTH = "list_length"
 
 
 def gain(relevance: Column, kind: str) -> Column:
@@ -40,32 +50,57 @@ def ranking_order(order_by: str) -> list[Column]:
     return [F.col(c.RANK).asc()] + by_score if order_by == ORDER_BY_RANK else by_score
 
 
-def _running(partition: Sequence[str], order: Sequence[Column]) -> Window:
-    return Window.partitionBy(*partition).orderBy(*order).rowsBetween(
-        Window.unboundedPreceding, Window.currentRow
-    )
+def copartition(frame: DataFrame) -> DataFrame:
+    """Hash by query_id once: with the session's spark.sql.requireAllClusterKeysForCoPartition=false
+    every later join, window and aggregation reuses this partitioning, so each input is shuffled once."""
+    return frame.repartition(F.col(c.QUERY_ID))
+
+
+def _running(spec: WindowSpec) -> WindowSpec:
+    return spec.rowsBetween(Window.unboundedPreceding, Window.currentRow)
+
+
+def _whole(spec: WindowSpec) -> WindowSpec:
+    """The whole list, in the same window spec as the running sums, so Spark computes both in one
+    WindowExec over one sort."""
+    return spec.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)
+
+
+def _count_if(condition: Column) -> Column:
+    return F.when(condition, F.lit(1)).otherwise(F.lit(0))
 
 
 def with_running_dcg(
-    frame: DataFrame, partition: Sequence[str], order: Sequence[Column], position: str, running: str
+    frame: DataFrame,
+    partition: Sequence[str],
+    order: Sequence[Column],
+    position: str,
+    running: str,
+    judged: Column | None = None,
 ) -> DataFrame:
-    """Adds each row's position in the (total) order and the DCG of the list down to it."""
-    positioned = frame.withColumn(
-        position, F.row_number().over(Window.partitionBy(*partition).orderBy(*order))
-    )
-    return positioned.withColumn(
-        running, F.sum(discounted(F.col(c.GAIN), F.col(position))).over(_running(partition, order))
-    )
+    """Each row's position in the (total) order, the DCG of the list down to it, the running
+    counts of relevant (and judged) rows, and the list's length."""
+    spec = Window.partitionBy(*partition).orderBy(*order)
+    positioned = frame.withColumn(position, F.row_number().over(spec))
+    sums = {
+        running: F.sum(discounted(F.col(c.GAIN), F.col(position))).over(_running(spec)),
+        CUM_RELEVANT: F.sum(_count_if(F.col(c.GAIN) > 0)).over(_running(spec)),
+        LIST_LENGTH: F.count(F.lit(1)).over(_whole(spec)),
+    }
+    if judged is not None:
+        sums[CUM_JUDGED] = F.sum(_count_if(judged)).over(_running(spec))
+    return positioned.withColumns(sums)
 
 
-def _at_cutoff(value: Column, position: Column, k: int | None) -> Column:
+def at_cutoffs(position: str, ks: Sequence[int]) -> Column:
+    """Only the rows whose running values some cutoff reads: positions k, and the list's last row
+    (which serves every k beyond the list and the uncut measure)."""
+    return F.col(position).isin(*ks) | (F.col(position) == F.col(LIST_LENGTH))
+
+
+def _at_cutoff(value: str, position: str, k: int | None) -> Column:
     """The running value at the last position <= k (running values never decrease)."""
-    return F.max(value if k is None else F.when(position <= k, value))
-
-
-def _count_at_cutoff(condition: Column, position: Column, k: int | None) -> Column:
-    within = condition if k is None else condition & (position <= k)
-    return F.sum(F.when(within, 1).otherwise(0)).cast(T.LongType())
+    return F.max(F.col(value) if k is None else F.when(F.col(position) <= k, F.col(value)))
 
 
 def _cutoff_name(name: str, k: int | None) -> str:
@@ -76,27 +111,21 @@ def _cutoffs(ks: Sequence[int], uncut: bool) -> list[int | None]:
     return [*ks, *([None] if uncut else [])]
 
 
-def copartition(frame: DataFrame) -> DataFrame:
-    """Hash by query_id once: the join on (query_id, doc_id), the ranking window, the ideal
-    DCG and the per-query aggregations all reuse this partitioning (with the session's
-    spark.sql.requireAllClusterKeysForCoPartition=false), so each input is shuffled once."""
-    return frame.repartition(F.col(c.QUERY_ID))
-
-
 def judged_gains(judgments: DataFrame, gain_kind: str) -> DataFrame:
     """Both uses of the judgments (the join, the ideal DCG) must see the same plan, so that
     Spark reads and shuffles them once; the explicit non-null filter (ids are validated
     non-null) equals the one Spark would infer for the join only."""
     return judgments.filter(F.col(c.QUERY_ID).isNotNull() & F.col(c.DOC_ID).isNotNull()).select(
-        c.QUERY_ID, c.DOC_ID, c.RELEVANCE, gain(F.col(c.RELEVANCE), gain_kind).alias(c.GAIN)
+        c.QUERY_ID, c.DOC_ID, gain(F.col(c.RELEVANCE), gain_kind).alias(c.GAIN)
     )
 
 
-def ranked_dcg(results: DataFrame, gains: DataFrame, order_by: str) -> DataFrame:
-    """Each retrieved row with its position, its gain and the running DCG down to it."""
-    order = ranking_order(order_by)
+def ranked_dcg(results: DataFrame, gains: DataFrame, order_by: str, ks: Sequence[int]) -> DataFrame:
+    """The rows of each ranked list at the cutoff positions, with the running DCG and counts."""
+    # A merge join: both sides arrive sorted by (query_id, doc_id) from their copies' windows;
+    # a broadcast would instead ship every judgment to the driver and to every task.
     labelled = results.join(
-        gains.select(c.QUERY_ID, c.DOC_ID, c.GAIN, F.lit(True).alias(c.IS_JUDGED)),
+        gains.select(c.QUERY_ID, c.DOC_ID, c.GAIN, F.lit(True).alias(c.IS_JUDGED)).hint("merge"),
         on=[c.QUERY_ID, c.DOC_ID],
         how="left",
     ).select(
@@ -108,50 +137,99 @@ def ranked_dcg(results: DataFrame, gains: DataFrame, order_by: str) -> DataFrame
         F.coalesce(F.col(c.GAIN), F.lit(0.0)).alias(c.GAIN),
         F.coalesce(F.col(c.IS_JUDGED), F.lit(False)).alias(c.IS_JUDGED),
     )
-    return with_running_dcg(labelled, [c.QUERY_ID, c.RUN_ID], order, c.POSITION, c.CUM_DCG).select(
-        c.RUN_ID, c.QUERY_ID, c.POSITION, c.GAIN, c.IS_JUDGED, c.CUM_DCG
+    ranked = with_running_dcg(
+        labelled,
+        [c.QUERY_ID, c.RUN_ID],
+        ranking_order(order_by),
+        c.POSITION,
+        c.CUM_DCG,
+        judged=F.col(c.IS_JUDGED),
+    )
+    return ranked.filter(at_cutoffs(c.POSITION, ks)).select(
+        c.RUN_ID, c.QUERY_ID, c.POSITION, c.CUM_DCG, CUM_JUDGED, CUM_RELEVANT
     )
 
 
 def dcg_per_query(ranked: DataFrame, ks: Sequence[int], uncut: bool) -> DataFrame:
     """One row per (run, query): DCG and counts at every cutoff, all k in one aggregation."""
-    position = F.col(c.POSITION)
-    aggregates = [F.count(F.lit(1)).alias(c.NUM_RETRIEVED)]
+    aggregates = [F.max(c.POSITION).cast(T.LongType()).alias(c.NUM_RETRIEVED)]
     for k in _cutoffs(ks, uncut):
         aggregates += [
-            _at_cutoff(F.col(c.CUM_DCG), position, k).alias(_cutoff_name(c.DCG, k)),
-            _count_at_cutoff(F.col(c.IS_JUDGED), position, k).alias(
+            _at_cutoff(c.CUM_DCG, c.POSITION, k).alias(_cutoff_name(c.DCG, k)),
+            _at_cutoff(CUM_JUDGED, c.POSITION, k).cast(T.LongType()).alias(
                 _cutoff_name(c.NUM_JUDGED_RETRIEVED, k)
             ),
-            _count_at_cutoff(F.col(c.GAIN) > 0, position, k).alias(
+            _at_cutoff(CUM_RELEVANT, c.POSITION, k).cast(T.LongType()).alias(
                 _cutoff_name(c.NUM_RELEVANT_RETRIEVED, k)
             ),
         ]
     return ranked.groupBy(c.QUERY_ID, c.RUN_ID).agg(*aggregates)
 
 
+IDEAL_COLUMNS = (c.NUM_JUDGED, c.NUM_RELEVANT)
+
+
 def ideal_dcg_per_query(gains: DataFrame, ks: Sequence[int], uncut: bool) -> DataFrame:
     """One row per judged query: the DCG of all its judged documents in the best order."""
     order = [F.col(c.GAIN).desc(), F.col(c.DOC_ID).desc()]
     ideal = with_running_dcg(gains, [c.QUERY_ID], order, c.IDEAL_POSITION, c.CUM_IDCG)
-    position = F.col(c.IDEAL_POSITION)
-    return ideal.groupBy(c.QUERY_ID).agg(
-        F.count(F.lit(1)).alias(c.NUM_JUDGED),
-        _count_at_cutoff(F.col(c.GAIN) > 0, position, None).alias(c.NUM_RELEVANT),
-        *[
-            _at_cutoff(F.col(c.CUM_IDCG), position, k).alias(_cutoff_name(c.IDCG, k))
-            for k in _cutoffs(ks, uncut)
-        ],
+    return (
+        ideal.filter(at_cutoffs(c.IDEAL_POSITION, ks))
+        .groupBy(c.QUERY_ID)
+        .agg(
+            F.max(c.IDEAL_POSITION).cast(T.LongType()).alias(c.NUM_JUDGED),
+            F.max(CUM_RELEVANT).cast(T.LongType()).alias(c.NUM_RELEVANT),
+            *[
+                _at_cutoff(c.CUM_IDCG, c.IDEAL_POSITION, k).alias(_cutoff_name(c.IDCG, k))
+                for k in _cutoffs(ks, uncut)
+            ],
+        )
     )
 
 
-def evaluated_pairs(
-    dcg: DataFrame, ideal: DataFrame, runs: DataFrame, complete: bool
+def ideal_columns(ks: Sequence[int], uncut: bool) -> list[str]:
+    return [*IDEAL_COLUMNS, *[_cutoff_name(c.IDCG, k) for k in _cutoffs(ks, uncut)]]
+
+
+def query_pairs(
+    results: DataFrame,
+    judgments: DataFrame,
+    *,
+    ks: Sequence[int],
+    gain_kind: str = GAIN_LINEAR,
+    order_by: str = ORDER_BY_SCORE,
+    uncut: bool = True,
 ) -> DataFrame:
-    """(run, query) pairs to score: judged and retrieved; with complete, every judged query per run."""
+    """The one pass over the data: a row per (run, query) retrieved, with its DCGs, and per judged
+    query its ideal DCGs; a retrieved query nobody judged has NULL ideal columns, a judged query
+    no run retrieved has a NULL run_id. Both inputs must already be copartitioned."""
+    gains = judged_gains(judgments, gain_kind)
+    dcg = ranked_dcg(results, gains, order_by, ks).transform(lambda df: dcg_per_query(df, ks, uncut))
+    ideal = ideal_dcg_per_query(gains, ks, uncut)
+    return dcg.join(ideal, on=c.QUERY_ID, how="full_outer")
+
+
+def is_judged(pairs: DataFrame) -> Column:
+    return pairs[c.NUM_JUDGED].isNotNull()
+
+
+def is_retrieved(pairs: DataFrame) -> Column:
+    return pairs[c.RUN_ID].isNotNull()
+
+
+def evaluated_pairs(pairs: DataFrame, ks: Sequence[int], uncut: bool, complete: bool) -> DataFrame:
+    """(run, query) pairs to score: judged and retrieved; with complete, every judged query for
+    every run, a query the run lacks with NULL DCGs (scored 0)."""
+    scored = pairs.filter(is_retrieved(pairs) & is_judged(pairs))
     if not complete:
-        return dcg.join(ideal, on=c.QUERY_ID, how="inner")
-    return runs.crossJoin(ideal).join(dcg, on=[c.QUERY_ID, c.RUN_ID], how="left")
+        return scored
+    judged = pairs.filter(is_judged(pairs)).select(c.QUERY_ID, *ideal_columns(ks, uncut))
+    runs = pairs.filter(is_retrieved(pairs)).select(c.RUN_ID).distinct()
+    retrieved = scored.drop(*ideal_columns(ks, uncut))
+    return (
+        runs.crossJoin(judged.dropDuplicates([c.QUERY_ID]))
+        .join(retrieved, on=[c.QUERY_ID, c.RUN_ID], how="left")
+    )
 
 
 def _cutoff_struct(k: int | None) -> Column:
@@ -218,21 +296,22 @@ def ndcg_per_query(
     ks: Sequence[int],
     gain_kind: str = GAIN_LINEAR,
     complete: bool = False,
-    order_by: str = "score",
+    order_by: str = ORDER_BY_SCORE,
     uncut: bool = True,
 ) -> DataFrame:
-    """Canonical results and judgments -> the per-query report."""
-    results = copartition(results)
-    gains = judged_gains(copartition(judgments), gain_kind)
-    dcg = ranked_dcg(results, gains, order_by).transform(lambda df: dcg_per_query(df, ks, uncut))
-    ideal = ideal_dcg_per_query(gains, ks, uncut)
-    runs = results.select(c.RUN_ID).distinct()
-    return evaluated_pairs(dcg, ideal, runs, complete).transform(
+    """Canonical, duplicate-free results and judgments -> the per-query report, in one plan."""
+    pairs = query_pairs(
+        copartition(results),
+        copartition(judgments),
+        ks=ks,
+        gain_kind=gain_kind,
+        order_by=order_by,
+        uncut=uncut,
+    )
+    return evaluated_pairs(pairs, ks, uncut, complete).transform(
         lambda df: per_query_rows(df, ks, uncut)
     )
 
-
-SKIPPED = "skipped"
 
 SUMMARY_COLUMNS = (c.RUN_ID, c.MEASURE, c.K, c.NDCG, c.NUM_QUERIES, c.JUDGED_AT_K)
 
@@ -262,14 +341,18 @@ def summarize(per_query: DataFrame) -> DataFrame:
     )
 
 
-def skipped_per_run(results: DataFrame, judgments: DataFrame) -> DataFrame:
-    """Every run with its count of queries retrieved but never judged (not evaluated, only counted)."""
-    judged = judgments.select(c.QUERY_ID).distinct().withColumn(c.IS_JUDGED, F.lit(True))
+RETRIEVED = "retrieved"
+RETRIEVED_JUDGED = "retrieved_judged"
+
+
+def counts_per_run(pairs: DataFrame) -> DataFrame:
+    """Per run: queries retrieved, and of those the judged ones (the rest are skipped)."""
     return (
-        results.select(c.RUN_ID, c.QUERY_ID)
-        .distinct()
-        .join(judged, on=c.QUERY_ID, how="left")
+        pairs.filter(is_retrieved(pairs))
         .groupBy(c.RUN_ID)
-        .agg(F.sum(F.when(F.col(c.IS_JUDGED).isNull(), 1).otherwise(0)).alias(SKIPPED))
-        .select(c.RUN_ID, SKIPPED)
+        .agg(
+            F.count(F.lit(1)).alias(RETRIEVED),
+            F.sum(_count_if(is_judged(pairs))).cast(T.LongType()).alias(RETRIEVED_JUDGED),
+        )
+        .select(c.RUN_ID, RETRIEVED, RETRIEVED_JUDGED)
     )

@@ -1,4 +1,8 @@
-"""The evaluation end to end on a SparkSession: load, validate, score, write, count."""
+"""The evaluation end to end on a SparkSession: one pass over the data, checks, report, counts.
+
+The one pass reads and shuffles each input once and writes one small row per (run, query) to a
+staging folder, counting every row check on the way. Only when the checks pass is the report
+derived from those staged rows (a few rows per query, so the rest costs little)."""
 
 from __future__ import annotations
 
@@ -12,10 +16,22 @@ from pyspark.sql import types as T
 from ndcg_spark import columns as c
 from ndcg_spark.config import JobConfig
 from ndcg_spark.inputs import load_judgments, load_results
-from ndcg_spark.metrics import SKIPPED, ndcg_per_query, skipped_per_run, summarize
+from ndcg_spark.metrics import (
+    RETRIEVED,
+    RETRIEVED_JUDGED,
+    counts_per_run,
+    evaluated_pairs,
+    is_judged,
+    per_query_rows,
+    query_pairs,
+    summarize,
+)
+from ndcg_spark.storage import Staging
+from ndcg_spark.validation import enforce, observe
 
 PER_QUERY_DIR = "per_query"
 SUMMARY_DIR = "summary"
+PAIRS_DIR = "pairs"
 
 
 @dataclass(frozen=True)
@@ -40,63 +56,65 @@ class Evaluation:
     complete: bool
 
 
-def evaluate(spark: SparkSession, config: JobConfig) -> tuple[DataFrame, Evaluation]:
-    """Validate both inputs, then compute the per-query report (persisted) and its counts."""
-    judgments = load_judgments(spark, config)
-    results = load_results(spark, config)
-    per_query = ndcg_per_query(
+def score_pairs(spark: SparkSession, config: JobConfig, staging: Staging) -> tuple[DataFrame, int, int, int, int]:
+    """The one pass: stage the (run, query) rows, then enforce the row checks it counted."""
+    judgments = observe(load_judgments(spark, config))
+    results = observe(load_results(spark, config))
+    pairs = query_pairs(
         results.frame,
         judgments.frame,
         ks=config.ks,
         gain_kind=config.gain,
-        complete=config.complete,
         order_by=config.order_by,
         uncut=config.uncut,
-    ).persist(StorageLevel.MEMORY_AND_DISK)
+    )
+    pairs.write.parquet(staging.path(PAIRS_DIR))
+    judged, retrieved = enforce(judgments), enforce(results)
+    staged = spark.read.parquet(staging.path(PAIRS_DIR))
+    return (
+        staged,
+        judged.rows_read,
+        retrieved.rows_read,
+        judged.duplicates_dropped,
+        retrieved.duplicates_dropped,
+    )
+
+
+def evaluate(spark: SparkSession, config: JobConfig, staging: Staging) -> tuple[DataFrame, Evaluation]:
+    """Validate and score; returns the per-query report (persisted) and its counts."""
+    pairs, judgment_rows, result_rows, judgments_dropped, results_dropped = score_pairs(
+        spark, config, staging
+    )
+    per_query = (
+        evaluated_pairs(pairs, config.ks, config.uncut, config.complete)
+        .transform(lambda df: per_query_rows(df, config.ks, config.uncut))
+        .persist(StorageLevel.MEMORY_AND_DISK)
+    )
     summary = summarize(per_query).orderBy(c.RUN_ID, c.MEASURE, F.col(c.K).asc_nulls_last()).collect()
-    judged_queries = judgments.frame.select(c.QUERY_ID).distinct().count()
+    judged_queries = pairs.filter(is_judged(pairs)).select(c.QUERY_ID).distinct().count()
     return per_query, Evaluation(
         summary=summary,
-        runs=_run_counts(per_query, results.frame, judgments.frame, judged_queries, config.ks[0]),
-        judgment_rows=judgments.rows_read,
-        result_rows=results.rows_read,
+        runs=_run_counts(pairs, judged_queries, config.complete),
+        judgment_rows=judgment_rows,
+        result_rows=result_rows,
         judged_queries=judged_queries,
-        duplicate_judgments_dropped=judgments.duplicates_dropped,
-        duplicate_results_dropped=results.duplicates_dropped,
+        duplicate_judgments_dropped=judgments_dropped,
+        duplicate_results_dropped=results_dropped,
         complete=config.complete,
     )
 
 
-def _run_counts(
-    per_query: DataFrame,
-    results: DataFrame,
-    judgments: DataFrame,
-    judged_queries: int,
-    first_k: int,
-) -> list[RunCounts]:
+def _run_counts(pairs: DataFrame, judged_queries: int, complete: bool) -> list[RunCounts]:
     """Per run: queries scored, judged queries it lacks (scored 0 with --complete), unjudged ones."""
-    scored = {
-        row[c.RUN_ID]: row
-        for row in per_query.filter(F.col(c.K) == first_k)
-        .groupBy(c.RUN_ID)
-        .agg(
-            F.count(F.lit(1)).alias("evaluated"),
-            F.sum(F.when(F.col(c.NUM_RETRIEVED) > 0, 1).otherwise(0)).alias("retrieved"),
-        )
-        .collect()
-    }
-    skipped = {
-        row[c.RUN_ID]: row[SKIPPED] for row in skipped_per_run(results, judgments).collect()
-    }
-    runs = sorted(skipped)
+    counts = counts_per_run(pairs).orderBy(c.RUN_ID).collect()
     return [
         RunCounts(
-            run_id=run,
-            evaluated=scored[run]["evaluated"] if run in scored else 0,
-            missing=judged_queries - (scored[run]["retrieved"] if run in scored else 0),
-            skipped=skipped[run],
+            run_id=row[c.RUN_ID],
+            evaluated=judged_queries if complete else row[RETRIEVED_JUDGED],
+            missing=judged_queries - row[RETRIEVED_JUDGED],
+            skipped=row[RETRIEVED] - row[RETRIEVED_JUDGED],
         )
-        for run in runs
+        for row in counts
     ]
 
 

@@ -1,0 +1,98 @@
+"""Row checks counted during the main pass, then enforced before anything is published.
+
+Each input is shuffled by query_id once; right after that shuffle its rows are numbered among
+their copies (the duplicate keys) and every check is counted by an Observation. The counters sit
+in the last stage of the main pass, whose tasks Spark counts once each even when they are retried,
+so the counts are exact. No extra scan of the inputs is needed; only when a check fails is the
+input scanned again, to name the first file holding such a row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pyspark.sql import DataFrame, Observation, Window
+from pyspark.sql import functions as F
+
+from ndcg_spark.errors import InputError
+from ndcg_spark.inputs import FILE, Input
+from ndcg_spark.metrics import copartition
+
+COPY = "_copy"
+ROWS = "rows"
+EXTRA_COPIES = "extra_copies"
+COPIED_KEYS = "copied_keys"
+
+
+def _check_name(index: int) -> str:
+    return f"check_{index}"
+
+
+@dataclass(frozen=True)
+class Observed:
+    """An input after its one shuffle, duplicates dropped, with the observation of its checks."""
+
+    source: Input
+    frame: DataFrame
+    observation: Observation
+
+
+def _count_if(condition) -> F.Column:
+    return F.sum(F.when(condition, F.lit(1)).otherwise(F.lit(0)))
+
+
+def observe(source: Input) -> Observed:
+    """Shuffle by query_id, number the copies of each key, count every check, keep first copies."""
+    duplicates = source.duplicates
+    copies = Window.partitionBy(*duplicates.keys).orderBy(*duplicates.keep_first)
+    observation = Observation(f"{source.label}_checks")
+    frame = (
+        copartition(source.frame)
+        .withColumn(COPY, F.row_number().over(copies))
+        .observe(
+            observation,
+            F.count(F.lit(1)).alias(ROWS),
+            _count_if(F.col(COPY) > 1).alias(EXTRA_COPIES),
+            _count_if(F.col(COPY) == 2).alias(COPIED_KEYS),
+            *[_count_if(check.condition).alias(_check_name(i)) for i, check in enumerate(source.checks)],
+        )
+        .filter(F.col(COPY) == 1)
+        .drop(COPY)
+    )
+    return Observed(source, frame, observation)
+
+
+@dataclass(frozen=True)
+class InputCounts:
+    rows_read: int
+    duplicates_dropped: int
+
+
+def _first_file(source: Input, index: int) -> str | None:
+    condition = source.checks[index].condition
+    rows = source.located.filter(condition).select(FILE).limit(1).collect()
+    return rows[0][0] if rows else None
+
+
+def enforce(observed: Observed) -> InputCounts:
+    """Raise InputError for the first check that failed (naming its file), else return the counts.
+    Call only after the action that computed the observed frame."""
+    source, counts = observed.source, observed.observation.get
+    rows = int(counts[ROWS] or 0)
+    prefix = f"{source.label} {source.path}"
+    if rows == 0:
+        raise InputError(f"{prefix}: no rows")
+    for i, check in enumerate(source.checks):
+        bad = int(counts[_check_name(i)] or 0)
+        if bad:
+            where = _first_file(source, i)
+            raise InputError(
+                f"{prefix}: column '{check.column}': {bad} of {rows} rows {check.problem}"
+                + (f" (first in {where})" if where else "")
+            )
+    extra = int(counts[EXTRA_COPIES] or 0)
+    if extra and not source.duplicates.lenient:
+        keys = int(counts[COPIED_KEYS] or 0)
+        refusal = source.duplicates.refusal.replace("{keys}", str(keys)).replace("{extra}", str(extra))
+        raise InputError(f"{prefix}: {refusal}")
+    return InputCounts(rows_read=rows, duplicates_dropped=extra)
