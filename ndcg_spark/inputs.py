@@ -100,12 +100,29 @@ def _wrong_type(label: str, path: str, name: str, found: T.DataType, expected: s
     )
 
 
-def _id_column(frame: DataFrame, label: str, path: str, name: str, canonical: str) -> Column:
-    """Ids are compared as strings, as trec_eval does, so '7' in one input matches 7 in the other."""
+def _check_id_type(frame: DataFrame, label: str, path: str, name: str) -> T.DataType:
     found = _column_type(frame, name)
     if not isinstance(found, _ID_TYPES):
         raise _wrong_type(label, path, name, found, "string or integer")
-    return F.col(name).cast(T.StringType()).alias(canonical)
+    return found
+
+
+def shared_id_type(*found: T.DataType) -> T.DataType:
+    """Ids are compared as strings, as trec_eval does, so '7' in one input matches 7 in the
+    other. When both inputs store an id as integers, comparing the integers is the same thing
+    and far cheaper to shuffle, sort and hash; only the tie-break order (doc_id in byte order)
+    needs the string, and ranking_order casts for it."""
+    return T.LongType() if all(isinstance(t, T.IntegralType) for t in found) else T.StringType()
+
+
+def _id_column(name: str, canonical: str, id_type: T.DataType) -> Column:
+    return F.col(name).cast(id_type).alias(canonical)
+
+
+@dataclass(frozen=True)
+class IdTypes:
+    query_id: T.DataType
+    doc_id: T.DataType
 
 
 def _null_checks(pairs: Sequence[tuple[str, str]]) -> list[Check]:
@@ -133,10 +150,30 @@ def _input(label: str, path: str, raw: DataFrame, columns: Sequence[Column], che
     )
 
 
-def load_judgments(spark: SparkSession, config: JobConfig) -> Input:
+def read_inputs(spark: SparkSession, config: JobConfig) -> tuple[Input, Input]:
+    """(judgments, results) in canonical columns; schema problems are refused here."""
+    names = config.columns
+    judgments = read_parquet(spark, config.judgments, JUDGMENTS)
+    _require(judgments, JUDGMENTS, config.judgments, [names.query_id, names.doc_id, names.relevance])
+    results = read_parquet(spark, config.results, RESULTS)
+    required = [names.query_id, names.doc_id, names.score]
+    if config.order_by == ORDER_BY_RANK:
+        required.append(names.rank)
+    _require(results, RESULTS, config.results, required)
+    id_types = IdTypes(
+        *[
+            shared_id_type(
+                _check_id_type(judgments, JUDGMENTS, config.judgments, name),
+                _check_id_type(results, RESULTS, config.results, name),
+            )
+            for name in (names.query_id, names.doc_id)
+        ]
+    )
+    return _judgments(judgments, config, id_types), _results(results, config, id_types)
+
+
+def _judgments(raw: DataFrame, config: JobConfig, id_types: IdTypes) -> Input:
     path, names = config.judgments, config.columns
-    raw = read_parquet(spark, path, JUDGMENTS)
-    _require(raw, JUDGMENTS, path, [names.query_id, names.doc_id, names.relevance])
     relevance_type = _column_type(raw, names.relevance)
     relevance = F.col(c.RELEVANCE)
     checks = _null_checks(
@@ -158,8 +195,8 @@ def load_judgments(spark: SparkSession, config: JobConfig) -> Input:
             )
         )
     columns = [
-        _id_column(raw, JUDGMENTS, path, names.query_id, c.QUERY_ID),
-        _id_column(raw, JUDGMENTS, path, names.doc_id, c.DOC_ID),
+        _id_column(names.query_id, c.QUERY_ID, id_types.query_id),
+        _id_column(names.doc_id, c.DOC_ID, id_types.doc_id),
         # A double carries every valid grade exactly, and lets a bad one (NaN, 2.5) be counted
         # after the shuffle instead of failing a cast.
         F.col(names.relevance).cast(T.DoubleType()).alias(c.RELEVANCE),
@@ -177,20 +214,16 @@ def load_judgments(spark: SparkSession, config: JobConfig) -> Input:
     return _input(JUDGMENTS, path, raw, columns, checks, duplicates)
 
 
-def load_results(spark: SparkSession, config: JobConfig) -> Input:
+def _results(raw: DataFrame, config: JobConfig, id_types: IdTypes) -> Input:
     path, names = config.results, config.columns
-    raw = read_parquet(spark, path, RESULTS)
-    required = [names.query_id, names.doc_id, names.score]
-    if config.order_by == ORDER_BY_RANK:
-        required.append(names.rank)
-    _require(raw, RESULTS, path, required)
     score_type = _column_type(raw, names.score)
     if not isinstance(score_type, T.NumericType):
         raise _wrong_type(RESULTS, path, names.score, score_type, "a number (double)")
     checks = _null_checks([(names.query_id, c.QUERY_ID), (names.doc_id, c.DOC_ID)])
     checks += _score_checks(names.score)
     if names.run_id in raw.columns:
-        run_id = _id_column(raw, RESULTS, path, names.run_id, c.RUN_ID)
+        _check_id_type(raw, RESULTS, path, names.run_id)
+        run_id = _id_column(names.run_id, c.RUN_ID, T.StringType())
         checks += _null_checks([(names.run_id, c.RUN_ID)])
     else:
         run_id = F.lit(config.run_id).alias(c.RUN_ID)
@@ -203,8 +236,8 @@ def load_results(spark: SparkSession, config: JobConfig) -> Input:
         rank = F.col(names.rank).cast(T.LongType()).alias(c.RANK)
     columns = [
         run_id,
-        _id_column(raw, RESULTS, path, names.query_id, c.QUERY_ID),
-        _id_column(raw, RESULTS, path, names.doc_id, c.DOC_ID),
+        _id_column(names.query_id, c.QUERY_ID, id_types.query_id),
+        _id_column(names.doc_id, c.DOC_ID, id_types.doc_id),
         F.col(names.score).cast(T.DoubleType()).alias(c.SCORE),
         rank,
     ]

@@ -46,7 +46,7 @@ def discounted(gain_value: Column, position: Column) -> Column:
 
 def ranking_order(order_by: str) -> list[Column]:
     """trec_eval's order: score descending, ties by doc_id descending in byte order."""
-    by_score = [F.col(c.SCORE).desc(), F.col(c.DOC_ID).desc()]
+    by_score = [F.col(c.SCORE).desc(), F.col(c.DOC_ID).cast(T.StringType()).desc()]
     return [F.col(c.RANK).asc()] + by_score if order_by == ORDER_BY_RANK else by_score
 
 
@@ -76,20 +76,32 @@ def with_running_dcg(
     order: Sequence[Column],
     position: str,
     running: str,
+    ks: Sequence[int],
     judged: Column | None = None,
 ) -> DataFrame:
-    """Each row's position in the (total) order, the DCG of the list down to it, the running
-    counts of relevant (and judged) rows, and the list's length."""
+    """The rows some cutoff reads (see at_cutoffs) with their position in the (total) order, the
+    DCG of the list down to them, the running counts of relevant (and judged) rows, and the
+    list's length.
+
+    Two windows over one sort: the first numbers every row; only rows that can change a running
+    value (gain > 0, or judged) or that a cutoff reads go on to the second, which sums in rank
+    order. Rows left out add 0 to every sum, so the sums are those of the whole list."""
     spec = Window.partitionBy(*partition).orderBy(*order)
-    positioned = frame.withColumn(position, F.row_number().over(spec))
+    numbered = frame.withColumns(
+        {position: F.row_number().over(spec), LIST_LENGTH: F.count(F.lit(1)).over(_whole(spec))}
+    )
+    counted = F.col(c.GAIN) > 0 if judged is None else judged | (F.col(c.GAIN) > 0)
     sums = {
         running: F.sum(discounted(F.col(c.GAIN), F.col(position))).over(_running(spec)),
         CUM_RELEVANT: F.sum(_count_if(F.col(c.GAIN) > 0)).over(_running(spec)),
-        LIST_LENGTH: F.count(F.lit(1)).over(_whole(spec)),
     }
     if judged is not None:
         sums[CUM_JUDGED] = F.sum(_count_if(judged)).over(_running(spec))
-    return positioned.withColumns(sums)
+    return (
+        numbered.filter(counted | at_cutoffs(position, ks))
+        .withColumns(sums)
+        .filter(at_cutoffs(position, ks))
+    )
 
 
 def at_cutoffs(position: str, ks: Sequence[int]) -> Column:
@@ -143,9 +155,10 @@ def ranked_dcg(results: DataFrame, gains: DataFrame, order_by: str, ks: Sequence
         ranking_order(order_by),
         c.POSITION,
         c.CUM_DCG,
+        ks,
         judged=F.col(c.IS_JUDGED),
     )
-    return ranked.filter(at_cutoffs(c.POSITION, ks)).select(
+    return ranked.select(
         c.RUN_ID, c.QUERY_ID, c.POSITION, c.CUM_DCG, CUM_JUDGED, CUM_RELEVANT
     )
 
@@ -172,10 +185,9 @@ IDEAL_COLUMNS = (c.NUM_JUDGED, c.NUM_RELEVANT)
 def ideal_dcg_per_query(gains: DataFrame, ks: Sequence[int], uncut: bool) -> DataFrame:
     """One row per judged query: the DCG of all its judged documents in the best order."""
     order = [F.col(c.GAIN).desc(), F.col(c.DOC_ID).desc()]
-    ideal = with_running_dcg(gains, [c.QUERY_ID], order, c.IDEAL_POSITION, c.CUM_IDCG)
+    ideal = with_running_dcg(gains, [c.QUERY_ID], order, c.IDEAL_POSITION, c.CUM_IDCG, ks)
     return (
-        ideal.filter(at_cutoffs(c.IDEAL_POSITION, ks))
-        .groupBy(c.QUERY_ID)
+        ideal.groupBy(c.QUERY_ID)
         .agg(
             F.max(c.IDEAL_POSITION).cast(T.LongType()).alias(c.NUM_JUDGED),
             F.max(CUM_RELEVANT).cast(T.LongType()).alias(c.NUM_RELEVANT),
@@ -274,7 +286,7 @@ def per_query_rows(pairs: DataFrame, ks: Sequence[int], uncut: bool) -> DataFram
     return (
         pairs.select(
             c.RUN_ID,
-            c.QUERY_ID,
+            F.col(c.QUERY_ID).cast(T.StringType()).alias(c.QUERY_ID),
             F.coalesce(F.col(c.NUM_RETRIEVED), F.lit(0)).cast(T.LongType()).alias(c.NUM_RETRIEVED),
             c.NUM_JUDGED,
             c.NUM_RELEVANT,

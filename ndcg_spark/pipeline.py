@@ -15,7 +15,7 @@ from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
 from ndcg_spark.config import JobConfig
-from ndcg_spark.inputs import load_judgments, load_results
+from ndcg_spark.inputs import read_inputs
 from ndcg_spark.metrics import (
     RETRIEVED,
     RETRIEVED_JUDGED,
@@ -58,8 +58,7 @@ class Evaluation:
 
 def score_pairs(spark: SparkSession, config: JobConfig, staging: Staging) -> tuple[DataFrame, int, int, int, int]:
     """The one pass: stage the (run, query) rows, then enforce the row checks it counted."""
-    judgments = observe(load_judgments(spark, config))
-    results = observe(load_results(spark, config))
+    judgments, results = (observe(source) for source in read_inputs(spark, config))
     pairs = query_pairs(
         results.frame,
         judgments.frame,
