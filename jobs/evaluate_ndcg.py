@@ -38,8 +38,7 @@ def run(config: JobConfig) -> None:
     staging = Staging(spark, config.output)
     try:
         per_query, evaluation = evaluate(spark, config, staging)
-        write_reports(per_query, config)
-        per_query.unpersist()
+        write_reports(spark, per_query, evaluation, config)
     finally:
         staging.discard()
     print(format_table(evaluation))

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pyspark import StorageLevel
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
@@ -80,14 +79,13 @@ def score_pairs(spark: SparkSession, config: JobConfig, staging: Staging) -> tup
 
 
 def evaluate(spark: SparkSession, config: JobConfig, staging: Staging) -> tuple[DataFrame, Evaluation]:
-    """Validate and score; returns the per-query report (persisted) and its counts."""
+    """Validate and score; returns the per-query report (a plan over the staged rows) and the
+    summary and counts, collected (a few rows per run)."""
     pairs, judgment_rows, result_rows, judgments_dropped, results_dropped = score_pairs(
         spark, config, staging
     )
-    per_query = (
-        evaluated_pairs(pairs, config.ks, config.uncut, config.complete)
-        .transform(lambda df: per_query_rows(df, config.ks, config.uncut))
-        .persist(StorageLevel.MEMORY_AND_DISK)
+    per_query = evaluated_pairs(pairs, config.ks, config.uncut, config.complete).transform(
+        lambda df: per_query_rows(df, config.ks, config.uncut)
     )
     summary = summarize(per_query).orderBy(c.RUN_ID, c.MEASURE, F.col(c.K).asc_nulls_last()).collect()
     judged_queries = pairs.filter(is_judged(pairs)).select(c.QUERY_ID).distinct().count()
@@ -117,11 +115,10 @@ def _run_counts(pairs: DataFrame, judged_queries: int, complete: bool) -> list[R
     ]
 
 
-def write_reports(per_query: DataFrame, config: JobConfig) -> None:
-    """per_query and summary as Parquet; with an eval date, only that date's partition is replaced."""
-    summary = summarize(per_query).coalesce(1).sortWithinPartitions(
-        c.RUN_ID, c.MEASURE, F.col(c.K).asc_nulls_last()
-    )
+def write_reports(spark: SparkSession, per_query: DataFrame, evaluation: Evaluation, config: JobConfig) -> None:
+    """per_query and summary as Parquet; with an eval date, only that date's partition is replaced.
+    The summary is written from the rows already collected: exactly what was printed, not computed twice."""
+    summary = spark.createDataFrame(evaluation.summary, schema=summarize(per_query).schema).coalesce(1)
     for name, frame in ((PER_QUERY_DIR, per_query), (SUMMARY_DIR, summary)):
         path = f"{config.output.rstrip('/')}/{name}"
         if config.eval_date is None:

@@ -1,7 +1,7 @@
 """Row checks counted during the main pass, then enforced before anything is published.
 
-Each input is shuffled by query_id once; right after that shuffle its rows are numbered among
-their copies (the duplicate keys) and every check is counted by an Observation. The counters sit
+Each input is shuffled by query_id once; right after that shuffle the copies of a key (a
+document retrieved twice, judged twice) are flagged and every check is counted by an Observation. The counters sit
 in the last stage of the main pass, whose tasks Spark counts once each even when they are retried,
 so the counts are exact. No extra scan of the inputs is needed; only when a check fails is the
 input scanned again, to name the first file holding such a row.
@@ -10,15 +10,18 @@ input scanned again, to name the first file holding such a row.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import reduce
+from operator import and_
 
-from pyspark.sql import DataFrame, Observation, Window
+from pyspark.sql import Column, DataFrame, Observation, Window
 from pyspark.sql import functions as F
 
 from ndcg_spark.errors import InputError
-from ndcg_spark.inputs import FILE, Input
+from ndcg_spark.inputs import FILE, Duplicates, Input
 from ndcg_spark.metrics import copartition
 
 COPY = "_copy"
+PREVIOUS_COPY = "_previous_copy"
 ROWS = "rows"
 EXTRA_COPIES = "extra_copies"
 COPIED_KEYS = "copied_keys"
@@ -37,29 +40,46 @@ class Observed:
     observation: Observation
 
 
-def _count_if(condition) -> F.Column:
+def _count_if(condition) -> Column:
     return F.sum(F.when(condition, F.lit(1)).otherwise(F.lit(0)))
 
 
 def observe(source: Input) -> Observed:
-    """Shuffle by query_id, number the copies of each key, count every check, keep first copies."""
-    duplicates = source.duplicates
-    copies = Window.partitionBy(*duplicates.keys).orderBy(*duplicates.keep_first)
+    """Shuffle by query_id, flag the copies of each key, count every check, keep first copies."""
     observation = Observation(f"{source.label}_checks")
     frame = (
         copartition(source.frame)
-        .withColumn(COPY, F.row_number().over(copies))
+        .withColumns(_copy_flags(source.duplicates))
         .observe(
             observation,
             F.count(F.lit(1)).alias(ROWS),
-            _count_if(F.col(COPY) > 1).alias(EXTRA_COPIES),
-            _count_if(F.col(COPY) == 2).alias(COPIED_KEYS),
+            _count_if(F.col(COPY)).alias(EXTRA_COPIES),
+            _count_if(F.col(COPY) & ~F.col(PREVIOUS_COPY)).alias(COPIED_KEYS),
             *[_count_if(check.condition).alias(_check_name(i)) for i, check in enumerate(source.checks)],
         )
-        .filter(F.col(COPY) == 1)
-        .drop(COPY)
+        .filter(~F.col(COPY))
+        .drop(COPY, PREVIOUS_COPY)
     )
     return Observed(source, frame, observation)
+
+
+def _copy_flags(duplicates: Duplicates) -> dict[str, Column]:
+    """Whether a row repeats the key of the row before it, and whether that row did too, in the
+    order (keys, preference): the first row of each key is the copy to keep.
+
+    A window per query, not per key, ordered by the remaining keys: copies are adjacent, and
+    groups of a query's rows cost Spark far less than millions of one-row groups. Its sort by
+    (query_id, doc_id, ...) is also the order the merge join with the judgments needs."""
+    query, *rest = duplicates.keys
+    spec = Window.partitionBy(query).orderBy(*[F.col(key).asc() for key in rest], *duplicates.keep_first)
+
+    def same_as(offset: int) -> Column:
+        return F.coalesce(
+            reduce(and_, [F.lag(key, offset).over(spec).eqNullSafe(F.col(key)) for key in rest]),
+            F.lit(False),
+        )
+
+    return {COPY: same_as(1), PREVIOUS_COPY: same_as(2)}
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,16 @@
-"""Side-by-side benchmark: the job (spark-submit), Spark's floor, and, when installed, DuckDB and
-pytrec_eval, on the same generated Parquet inputs. Every tool's mean NDCG@k must agree to 1e-9
-before a time is reported. Whole-process wall time and peak RSS (largest process, GNU time).
+"""Side-by-side benchmark: the job (spark-submit), Spark's floor, and, when installed, DuckDB,
+pytrec_eval and ranx, on the same generated Parquet inputs, alternating within each round.
 
-    .venv/bin/pip install numpy duckdb        # optional peers: pytrec-eval
-    .venv/bin/python scripts/bench.py --queries 100000 --depth 100 --repeat 3
+A tool's time is reported only when its mean NDCG@k agrees with the job's to 1e-9 on the same
+data; a peer that disagrees is named and left out. Whole-process wall time (median over the
+rounds) and peak RSS of the largest process (GNU time), the ratios to the floor and of the job to
+each peer, written as JSON and Markdown under --out.
+
+    .venv/bin/pip install -e ".[bench]"          # numpy, duckdb; optional: pytrec-eval-terrier, ranx
+    .venv/bin/python scripts/bench.py --queries 100000 --depth 100 --repeat 3 --skew 0.1
+
+--skew F also generates a dataset of the same number of result rows in which one query holds the
+fraction F of them, and runs the job (and DuckDB) on it as well: "job_skewed" against "job".
 """
 
 from __future__ import annotations
@@ -17,42 +24,58 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 KS = (5, 10, 20, 100)
 TOLERANCE = 1e-9
+CHUNK_ROWS = 2_000_000
 
 
-def generate(out: Path, queries: int, depth: int, judged: int, seed: int) -> None:
-    """queries x depth results, `judged` judgments per query with about half of them retrieved,
-    grades 0..3, scores rounded so that ties are common."""
+def _write_chunk(out: Path, part: int, queries, depths, judged: int, rng) -> None:
+    """Results for the given queries (each with its own depth) and their judgments: `judged`
+    documents per query, about half of them retrieved (even numbers), the others not (odd)."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    query = np.repeat(queries, depths)
+    starts = np.repeat(np.cumsum(depths) - depths, depths)
+    doc = (np.arange(len(query), dtype=np.int64) - starts) * 2
+    score = np.round(rng.random(len(query)), 3)  # 3 decimals: ties are common
+    pq.write_table(pa.table({"query_id": query, "doc_id": doc, "score": score}),
+                   out / "results" / f"part-{part:05d}.parquet")
+    j_query = np.repeat(queries, judged)
+    base = np.tile(np.arange(judged, dtype=np.int64), len(queries))
+    j_doc = np.where(base % 2 == 0, base, base + 2 * np.repeat(depths, judged) + 1)
+    relevance = rng.integers(0, 4, len(j_query)).astype(np.int32)
+    pq.write_table(pa.table({"query_id": j_query, "doc_id": j_doc, "relevance": relevance}),
+                   out / "judgments" / f"part-{part:05d}.parquet")
+
+
+def generate(out: Path, queries: int, depth: int, judged: int, skew: float, seed: int) -> None:
+    """queries x depth result rows in all, graded labels 0..3. With skew > 0, query 0 holds that
+    fraction of the rows and the others keep `depth`, so the total stays the same."""
+    import numpy as np
+
     rng = np.random.default_rng(seed)
     for side in ("results", "judgments"):
         (out / side).mkdir(parents=True, exist_ok=True)
-    chunk = max(1, 2_000_000 // depth)
-    for part, start in enumerate(range(0, queries, chunk)):
-        n = min(chunk, queries - start)
-        query = np.repeat(np.arange(start, start + n, dtype=np.int64), depth)
-        doc = np.tile(np.arange(depth, dtype=np.int64), n) * 2  # retrieved: even doc numbers
-        score = np.round(rng.random(n * depth), 3)
-        pq.write_table(
-            pa.table({"query_id": query, "doc_id": doc, "score": score}),
-            out / "results" / f"part-{part:05d}.parquet",
-        )
-        j_query = np.repeat(np.arange(start, start + n, dtype=np.int64), judged)
-        # half of the judged docs are retrieved (even numbers), half are not (odd numbers)
-        base = np.tile(np.arange(judged, dtype=np.int64), n)
-        j_doc = np.where(base % 2 == 0, base, base + 2 * depth + 1)
-        relevance = rng.integers(0, 4, n * judged).astype(np.int32)
-        pq.write_table(
-            pa.table({"query_id": j_query, "doc_id": j_doc, "relevance": relevance}),
-            out / "judgments" / f"part-{part:05d}.parquet",
-        )
+    total = queries * depth
+    heavy = int(total * skew)
+    part = 0
+    if heavy:
+        _write_chunk(out, part, np.array([0], dtype=np.int64), np.array([heavy]), judged, rng)
+        part += 1
+    first, rest = (1, (total - heavy) // depth) if heavy else (0, queries)
+    per_chunk = max(1, CHUNK_ROWS // depth)
+    for start in range(first, first + rest, per_chunk):
+        ids = np.arange(start, min(start + per_chunk, first + rest), dtype=np.int64)
+        _write_chunk(out, part, ids, np.full(len(ids), depth), judged, rng)
+        part += 1
+    (out / "_SUCCESS").write_text("")
 
 
 FLOOR = textwrap.dedent(
@@ -63,7 +86,6 @@ FLOOR = textwrap.dedent(
     for path in sys.argv[1:3]:
         frame = spark.read.parquet(path)
         frame.repartition("query_id").write.format("noop").mode("overwrite").save()
-    print("MEANS {}")
     """
 )
 
@@ -90,34 +112,64 @@ DUCKDB = textwrap.dedent(
     """
 )
 
-PYTREC = textwrap.dedent(
+_READ_DICTS = textwrap.dedent(
     """
-    import json, sys, pyarrow.dataset as ds, pytrec_eval
+    import json, sys, pyarrow.dataset as ds
     judgments, results, ks = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
     qrels, run = {}, {}
-    for b in ds.dataset(judgments).to_batches():
+    for b in ds.dataset(judgments).to_batches(columns=["query_id", "doc_id", "relevance"]):
         for q, d, r in zip(*(b.column(i).to_pylist() for i in range(3))):
             qrels.setdefault(str(q), {})[str(d)] = int(r)
-    for b in ds.dataset(results).to_batches():
+    for b in ds.dataset(results).to_batches(columns=["query_id", "doc_id", "score"]):
         for q, d, s in zip(*(b.column(i).to_pylist() for i in range(3))):
             run.setdefault(str(q), {})[str(d)] = float(s)
+    """
+)
+
+PYTREC = _READ_DICTS + textwrap.dedent(
+    """
+    import pytrec_eval
     measures = {"ndcg_cut." + ",".join(map(str, ks))}
     scores = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
     print("MEANS " + json.dumps({str(k): sum(v[f"ndcg_cut_{k}"] for v in scores.values()) / len(scores) for k in ks}))
     """
 )
 
+RANX = _READ_DICTS + textwrap.dedent(
+    """
+    from ranx import Qrels, Run, evaluate
+    run = {q: docs for q, docs in run.items() if q in qrels}
+    values = evaluate(Qrels(qrels), Run(run), [f"ndcg@{k}" for k in ks])
+    print("MEANS " + json.dumps({str(k): float(values[f"ndcg@{k}"]) for k in ks}))
+    """
+)
+
+PEERS = {"duckdb": (DUCKDB, "duckdb"), "pytrec_eval": (PYTREC, "pytrec_eval"), "ranx": (RANX, "ranx")}
+# Same semantics as the job (trec_eval's tie order included): a disagreement is a bug somewhere.
+# ranx breaks score ties its own way, so it may differ on data with ties; it is then left out.
+STRICT = {"job_skewed", "duckdb", "duckdb_skewed", "pytrec_eval"}
+
+
+@dataclass
+class Tool:
+    name: str
+    command: list[str]
+    means: Callable[[str], dict[str, float] | None]
+    reference: str | None  # the tool whose means this one must equal (same data)
+    walls: list[float] = field(default_factory=list)
+    peaks: list[float] = field(default_factory=list)
+    last_means: dict[str, float] | None = None
+
 
 def timed(command: list[str], env: dict[str, str]) -> tuple[float, float, str]:
     """(wall seconds, peak RSS GB of the largest process, stdout) via GNU time."""
     with tempfile.NamedTemporaryFile("r", suffix=".time") as report:
-        fmt = "%e %M"
         done = subprocess.run(
-            ["/usr/bin/time", "-f", fmt, "-o", report.name, *command],
+            ["/usr/bin/time", "-f", "%e %M", "-o", report.name, *command],
             env=env, capture_output=True, text=True,
         )
         if done.returncode != 0:
-            raise RuntimeError(f"{command[0]} failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+            raise RuntimeError(f"{command[0]} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
         wall, rss_kb = report.read().split()[-2:]
     return float(wall), int(rss_kb) / 1e6, done.stdout
 
@@ -136,21 +188,31 @@ def job_means(output: Path) -> dict[str, float]:
     return {str(row["k"]): row["ndcg"] for row in table if row["k"] is not None}
 
 
+def dataset(root: Path, args: argparse.Namespace, skew: float) -> Path:
+    name = f"q{args.queries}-d{args.depth}-j{args.judged}" + (f"-skew{skew:g}" if skew else "")
+    path = root / name
+    if not (path / "_SUCCESS").exists():
+        shutil.rmtree(path, ignore_errors=True)
+        print(f"generating {path}", flush=True)
+        generate(path, args.queries, args.depth, args.judged, skew, seed=1)
+    return path
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--queries", type=int, default=10_000)
     parser.add_argument("--depth", type=int, default=100)
     parser.add_argument("--judged", type=int, default=30)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--skew", type=float, default=0.0, help="also run the job on a skewed dataset")
     parser.add_argument("--driver-memory", default="4g")
+    parser.add_argument("--peers", default=",".join(PEERS), help="peers to run when installed")
     parser.add_argument("--data", default=str(ROOT / "bench-data"))
     parser.add_argument("--out", default=str(ROOT / "bench-results"))
     args = parser.parse_args()
 
-    data = Path(args.data) / f"q{args.queries}-d{args.depth}-j{args.judged}"
-    if not (data / "results").exists():
-        generate(data, args.queries, args.depth, args.judged, seed=1)
-    judgments, results = str(data / "judgments"), str(data / "results")
+    plain = dataset(Path(args.data), args, 0.0)
+    skewed = dataset(Path(args.data), args, args.skew) if args.skew else None
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
@@ -160,52 +222,90 @@ def main() -> None:
     scripts = Path(tempfile.mkdtemp(prefix="ndcg-bench-"))
     (scripts / "floor.py").write_text(FLOOR)
     ks_json = json.dumps(list(KS))
-    job_out = scripts / "job-out"
-    tools: dict[str, list[str]] = {
-        "floor": [*spark_submit, str(scripts / "floor.py"), judgments, results],
-        "job": [*spark_submit, str(ROOT / "jobs" / "evaluate_ndcg.py"), "--judgments", judgments,
-                "--results", results, "--output", str(job_out), "--k", ",".join(map(str, KS))],
-    }
-    for name, code, module in (("duckdb", DUCKDB, "duckdb"), ("pytrec_eval", PYTREC, "pytrec_eval")):
-        if subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True).returncode == 0:
-            (scripts / f"peer_{name}.py").write_text(code)
-            tools[name] = [sys.executable, str(scripts / f"peer_{name}.py"), judgments, results, ks_json]
-    walls: dict[str, list[float]] = {name: [] for name in tools}
-    peaks: dict[str, list[float]] = {name: [] for name in tools}
-    means: dict[str, dict[str, float]] = {}
+
+    def job(name: str, data: Path) -> Tool:
+        output = scripts / f"{name}-out"
+        command = [*spark_submit, str(ROOT / "jobs" / "evaluate_ndcg.py"),
+                   "--judgments", str(data / "judgments"), "--results", str(data / "results"),
+                   "--output", str(output), "--k", ",".join(map(str, KS))]
+        return Tool(name, command, lambda _stdout: job_means(output), None if data == plain else "duckdb_skewed")
+
+    tools = [
+        Tool("floor", [*spark_submit, str(scripts / "floor.py"), str(plain / "judgments"), str(plain / "results")],
+             lambda _stdout: None, None),
+        job("job", plain),
+    ]
+    if skewed is not None:
+        tools.append(job("job_skewed", skewed))
+    wanted = [name for name in args.peers.split(",") if name]
+    for name in wanted:
+        code, module = PEERS[name]
+        if subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True).returncode != 0:
+            print(f"{name}: not installed, left out", flush=True)
+            continue
+        (scripts / f"peer_{name}.py").write_text(code)
+        for suffix, data in (("", plain), ("_skewed", skewed)):
+            if data is None or (suffix and name != "duckdb"):
+                continue
+            tools.append(Tool(f"{name}{suffix}", [sys.executable, str(scripts / f"peer_{name}.py"),
+                                                  str(data / "judgments"), str(data / "results"), ks_json],
+                              means_from, "job" if not suffix else None))
     for attempt in range(args.repeat):  # alternate the tools within each round
-        for name, command in tools.items():
-            wall, peak, stdout = timed(command, env)
-            walls[name].append(wall)
-            peaks[name].append(peak)
-            if name == "job":
-                means[name] = job_means(job_out)
-            elif name != "floor":
-                means[name] = means_from(stdout)
-            print(f"round {attempt + 1} {name}: {wall:.1f} s, {peak:.2f} GB", flush=True)
-    reference = means["job"]
-    for name, values in means.items():
-        worst = max(abs(values[str(k)] - reference[str(k)]) for k in KS)
+        for tool in tools:
+            try:
+                wall, peak, stdout = timed(tool.command, env)
+            except RuntimeError as error:
+                print(f"round {attempt + 1} {tool.name}: FAILED\n{error}", flush=True)
+                raise SystemExit(1) from None
+            tool.walls.append(wall)
+            tool.peaks.append(peak)
+            tool.last_means = tool.means(stdout)
+            print(f"round {attempt + 1} {tool.name}: {wall:.1f} s, {peak:.2f} GB", flush=True)
+
+    by_name = {tool.name: tool for tool in tools}
+    disagree: dict[str, float] = {}
+    for tool in tools:
+        other = by_name.get(tool.reference) if tool.reference else None
+        if tool.last_means is None or other is None or other.last_means is None:
+            continue
+        worst = max(abs(tool.last_means[str(k)] - other.last_means[str(k)]) for k in KS)
         if worst > TOLERANCE:
-            raise SystemExit(f"{name} disagrees with the job by {worst:.3g}: {values} vs {reference}")
-    median = {name: statistics.median(times) for name, times in walls.items()}
+            disagree[tool.name] = worst
+            print(f"{tool.name} disagrees with {other.name} by {worst:.3g}: left out of the table", flush=True)
+    if set(disagree) & STRICT:
+        raise SystemExit(f"{sorted(set(disagree) & STRICT)} disagree with the job: no times reported")
+    timed_tools = [tool for tool in tools if tool.name not in disagree]
+    median = {tool.name: statistics.median(tool.walls) for tool in timed_tools}
     report = {
         "queries": args.queries, "depth": args.depth, "judged_per_query": args.judged,
         "result_rows": args.queries * args.depth, "judgment_rows": args.queries * args.judged,
-        "ks": list(KS), "repeat": args.repeat, "driver_memory": args.driver_memory,
-        "median_wall_s": median, "peak_rss_gb": {n: max(p) for n, p in peaks.items()},
-        "ratio_to_floor": {n: median[n] / median["floor"] for n in median},
-        "job_ratio_to_peer": {n: median["job"] / median[n] for n in median if n != "job"},
-        "mean_ndcg": reference,
+        "skew": args.skew, "ks": list(KS), "repeat": args.repeat, "driver_memory": args.driver_memory,
+        "cpus": os.cpu_count(),
+        "wall_s": {tool.name: tool.walls for tool in timed_tools},
+        "median_wall_s": median,
+        "peak_rss_gb": {tool.name: max(tool.peaks) for tool in timed_tools},
+        "ratio_to_floor": {name: value / median["floor"] for name, value in median.items()},
+        "job_ratio_to_peer": {name: median["job"] / value for name, value in median.items()
+                              if name not in ("job", "job_skewed") and not name.endswith("_skewed")},
+        "skewed_ratio_to_unskewed": median["job_skewed"] / median["job"] if "job_skewed" in median else None,
+        "disagreeing_peers": disagree,
+        "mean_ndcg": by_name["job"].last_means,
     }
-    stem = out / f"bench-{args.queries}x{args.depth}"
+    stem = out / (f"bench-{args.queries}x{args.depth}" + (f"-skew{args.skew:g}" if args.skew else ""))
     stem.with_suffix(".json").write_text(json.dumps(report, indent=2))
     lines = [f"{args.queries * args.depth:,} result rows, {args.queries * args.judged:,} judgments,"
-             f" NDCG@{','.join(map(str, KS))}, median of {args.repeat}",
-             "", "| tool | wall (s) | x floor | peak RSS (GB) |", "|---|---|---|---|"]
-    for name in tools:
-        lines.append(f"| {name} | {median[name]:.1f} | {report['ratio_to_floor'][name]:.2f} |"
-                     f" {report['peak_rss_gb'][name]:.2f} |")
+             f" NDCG@{','.join(map(str, KS))}, local[2], driver {args.driver_memory},"
+             f" median of {args.repeat}",
+             "", "| tool | wall (s) | x floor | job / tool | peak RSS (GB) |", "|---|---|---|---|---|"]
+    for tool in timed_tools:
+        ratio = report["job_ratio_to_peer"].get(tool.name)
+        lines.append(f"| {tool.name} | {median[tool.name]:.1f} | {report['ratio_to_floor'][tool.name]:.2f} |"
+                     f" {'' if ratio is None else f'{ratio:.2f}'} | {report['peak_rss_gb'][tool.name]:.2f} |")
+    if report["skewed_ratio_to_unskewed"] is not None:
+        lines += ["", f"skewed ({args.skew:.0%} of the rows in one query) / unskewed job:"
+                      f" {report['skewed_ratio_to_unskewed']:.2f}"]
+    for name, worst in disagree.items():
+        lines += ["", f"{name}: disagrees with the job by {worst:.3g} (left out)"]
     stem.with_suffix(".md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     shutil.rmtree(scripts, ignore_errors=True)
