@@ -26,7 +26,7 @@ from ndcg_spark.metrics import (
     summarize,
 )
 from ndcg_spark.storage import Staging
-from ndcg_spark.validation import enforce, observe
+from ndcg_spark.validation import Observed, enforce, observe
 
 PER_QUERY_DIR = "per_query"
 SUMMARY_DIR = "summary"
@@ -55,8 +55,8 @@ class Evaluation:
     complete: bool
 
 
-def score_pairs(spark: SparkSession, config: JobConfig, staging: Staging) -> tuple[DataFrame, int, int, int, int]:
-    """The one pass: stage the (run, query) rows, then enforce the row checks it counted."""
+def main_pass(spark: SparkSession, config: JobConfig) -> tuple[DataFrame, Observed, Observed]:
+    """The plan of the one pass over the data: (run, query) rows, and both inputs' observed checks."""
     judgments, results = (observe(source) for source in read_inputs(spark, config))
     pairs = query_pairs(
         results.frame,
@@ -66,6 +66,12 @@ def score_pairs(spark: SparkSession, config: JobConfig, staging: Staging) -> tup
         order_by=config.order_by,
         uncut=config.uncut,
     )
+    return pairs, judgments, results
+
+
+def score_pairs(spark: SparkSession, config: JobConfig, staging: Staging) -> tuple[DataFrame, int, int, int, int]:
+    """The one pass: stage the (run, query) rows, then enforce the row checks it counted."""
+    pairs, judgments, results = main_pass(spark, config)
     pairs.write.parquet(staging.path(PAIRS_DIR))
     judged, retrieved = enforce(judgments), enforce(results)
     staged = spark.read.parquet(staging.path(PAIRS_DIR))

@@ -292,7 +292,7 @@ def main() -> None:
         "mean_ndcg": by_name["job"].last_means,
     }
     stem = out / (f"bench-{args.queries}x{args.depth}" + (f"-skew{args.skew:g}" if args.skew else ""))
-    stem.with_suffix(".json").write_text(json.dumps(report, indent=2))
+    Path(f"{stem}.json").write_text(json.dumps(report, indent=2))
     lines = [f"{args.queries * args.depth:,} result rows, {args.queries * args.judged:,} judgments,"
              f" NDCG@{','.join(map(str, KS))}, local[2], driver {args.driver_memory},"
              f" median of {args.repeat}",
@@ -306,7 +306,7 @@ def main() -> None:
                       f" {report['skewed_ratio_to_unskewed']:.2f}"]
     for name, worst in disagree.items():
         lines += ["", f"{name}: disagrees with the job by {worst:.3g} (left out)"]
-    stem.with_suffix(".md").write_text("\n".join(lines) + "\n")
+    Path(f"{stem}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     shutil.rmtree(scripts, ignore_errors=True)
 

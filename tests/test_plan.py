@@ -1,31 +1,70 @@
-"""The physical plan: each input is shuffled by query_id once, so the property cannot regress."""
+"""The physical plan of the main pass: each input is shuffled by query_id once, nothing is
+broadcast, so the property cannot silently regress."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
 from pyspark.sql import SparkSession
 
+from ndcg_spark.config import build_config
 from ndcg_spark.metrics import ndcg_per_query
+from ndcg_spark.pipeline import main_pass
 from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
 
 _EXCHANGE = re.compile(r"^[\s:|+-]*(\*\(\d+\) )?Exchange hashpartitioning", re.MULTILINE)
 _REUSED = re.compile(r"^[\s:|+-]*ReusedExchange", re.MULTILINE)
+_BROADCAST = re.compile(r"Broadcast", re.MULTILINE)
 
 
-def test_one_shuffle_per_input(spark: SparkSession) -> None:
-    results = spark.createDataFrame([("r", "q", "a", 1.0, None)], RESULTS_DDL)
-    judgments = spark.createDataFrame([("q", "a", 1)], JUDGMENTS_DDL)
-    settings = {"spark.sql.adaptive.enabled": "false", "spark.sql.autoBroadcastJoinThreshold": "-1"}
-    previous = {key: spark.conf.get(key) for key in settings}
-    for key, value in settings.items():
-        spark.conf.set(key, value)
+@pytest.fixture()
+def static_plans(spark: SparkSession) -> Iterator[None]:
+    """AQE off: the plan is the one Spark plans up front, read before anything runs."""
+    previous = spark.conf.get("spark.sql.adaptive.enabled")
+    spark.conf.set("spark.sql.adaptive.enabled", "false")
     try:
-        per_query = ndcg_per_query(results, judgments, ks=[5, 10])
-        plan = per_query._jdf.queryExecution().executedPlan().toString()
+        yield
     finally:
-        for key, value in previous.items():
-            spark.conf.set(key, value)
-    # results once, judgments once (the ideal DCG reuses the judgments' exchange)
+        spark.conf.set("spark.sql.adaptive.enabled", previous)
+
+
+def _plan(frame) -> str:
+    return frame._jdf.queryExecution().executedPlan().toString()
+
+
+def _assert_one_shuffle_per_input(plan: str) -> None:
+    # results once, judgments once; the ideal DCG reuses the judgments' exchange
     assert len(_EXCHANGE.findall(plan)) == 2, plan
     assert len(_REUSED.findall(plan)) == 1, plan
+    assert not _BROADCAST.search(plan), plan
+
+
+@pytest.mark.parametrize("order_by", ["score", "rank"])
+@pytest.mark.parametrize("integer_ids", [False, True])
+def test_main_pass_shuffles_each_input_once(
+    spark: SparkSession, static_plans: None, tmp_path: Path, order_by: str, integer_ids: bool
+) -> None:
+    ids = [1, 2] if integer_ids else ["1", "2"]
+    judgments, results = tmp_path / "judgments.parquet", tmp_path / "results.parquet"
+    pq.write_table(pa.table({"query_id": ids, "doc_id": ids, "relevance": [1, 0]}), judgments)
+    pq.write_table(
+        pa.table({"run_id": ["r", "r"], "query_id": ids, "doc_id": ids, "score": [1.0, 2.0], "rank": [1, 1]}),
+        results,
+    )
+    config = build_config(
+        {"judgments": str(judgments), "results": str(results), "output": str(tmp_path / "out"),
+         "order_by": order_by, "ks": "5,10"}
+    )
+    pairs, _, _ = main_pass(spark, config)
+    _assert_one_shuffle_per_input(_plan(pairs))
+
+
+def test_library_entry_point_shuffles_each_input_once(spark: SparkSession, static_plans: None) -> None:
+    results = spark.createDataFrame([("r", "q", "a", 1.0, None)], RESULTS_DDL)
+    judgments = spark.createDataFrame([("q", "a", 1)], JUDGMENTS_DDL)
+    _assert_one_shuffle_per_input(_plan(ndcg_per_query(results, judgments, ks=[5, 10])))
