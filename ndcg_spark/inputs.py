@@ -242,6 +242,8 @@ def _results(raw: DataFrame, config: JobConfig, id_types: IdTypes) -> Input:
         rank,
     ]
     duplicates = Duplicates(
+        # query_id, doc_id first: the copies' window then sorts the rows as the join with the
+        # judgments on (query_id, doc_id) needs them, so one sort serves both.
         keys=(c.QUERY_ID, c.DOC_ID, c.RUN_ID),
         keep_first=(F.col(c.RANK).asc_nulls_last(), F.col(c.SCORE).desc()),
         lenient=config.duplicate_results == ON_DUPLICATE_RESULT_KEEP_BEST,

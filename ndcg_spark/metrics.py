@@ -26,12 +26,6 @@ from ndcg_spark.config import GAIN_EXPONENTIAL, GAIN_LINEAR, ORDER_BY_RANK, ORDE
 CUM_JUDGED = "cum_judged"
 CUM_RELEVANT = "cum_relevant"
 LIST_LENGTH = "list_length"
-# Rows of a list beyond the first with the same doc_id: a duplicate result (same run, query and
-# doc) or a duplicate judgment (same query and doc). Counted here, in the windows the ranking
-# needs anyway, so that checking them costs no sort of its own; validation.py refuses them.
-DUPLICATE_RESULTS = "duplicate_results"
-DUPLICATE_JUDGMENTS = "duplicate_judgments"
-_DUPLICATES = "_duplicates"
 
 
 def gain(relevance: Column, kind: str) -> Column:
@@ -86,20 +80,15 @@ def with_running_dcg(
     judged: Column | None = None,
 ) -> DataFrame:
     """The rows some cutoff reads (see at_cutoffs) with their position in the (total) order, the
-    DCG of the list down to them, the running counts of relevant (and judged) rows, the list's
-    length and how many of its rows repeat a doc_id.
+    DCG of the list down to them, the running counts of relevant (and judged) rows, and the
+    list's length.
 
     Two windows over one sort: the first numbers every row; only rows that can change a running
     value (gain > 0, or judged) or that a cutoff reads go on to the second, which sums in rank
     order. Rows left out add 0 to every sum, so the sums are those of the whole list."""
     spec = Window.partitionBy(*partition).orderBy(*order)
-    length = F.count(F.lit(1)).over(_whole(spec))
     numbered = frame.withColumns(
-        {
-            position: F.row_number().over(spec),
-            LIST_LENGTH: length,
-            _DUPLICATES: length - F.size(F.collect_set(c.DOC_ID).over(_whole(spec))),
-        }
+        {position: F.row_number().over(spec), LIST_LENGTH: F.count(F.lit(1)).over(_whole(spec))}
     )
     counted = F.col(c.GAIN) > 0 if judged is None else judged | (F.col(c.GAIN) > 0)
     sums = {
@@ -145,11 +134,10 @@ def judged_gains(judgments: DataFrame, gain_kind: str) -> DataFrame:
 
 def ranked_dcg(results: DataFrame, gains: DataFrame, order_by: str, ks: Sequence[int]) -> DataFrame:
     """The rows of each ranked list at the cutoff positions, with the running DCG and counts."""
-    # A hash join within each query_id partition (the judgments are the smaller side): no sort of
-    # the results for it; a broadcast would instead ship every judgment to the driver and to
-    # every task.
+    # A merge join: both sides arrive sorted by (query_id, doc_id) from their copies' windows;
+    # a broadcast would instead ship every judgment to the driver and to every task.
     labelled = results.join(
-        gains.select(c.QUERY_ID, c.DOC_ID, c.GAIN, F.lit(True).alias(c.IS_JUDGED)).hint("shuffle_hash"),
+        gains.select(c.QUERY_ID, c.DOC_ID, c.GAIN, F.lit(True).alias(c.IS_JUDGED)).hint("merge"),
         on=[c.QUERY_ID, c.DOC_ID],
         how="left",
     ).select(
@@ -171,16 +159,13 @@ def ranked_dcg(results: DataFrame, gains: DataFrame, order_by: str, ks: Sequence
         judged=F.col(c.IS_JUDGED),
     )
     return ranked.select(
-        c.RUN_ID, c.QUERY_ID, c.POSITION, c.CUM_DCG, CUM_JUDGED, CUM_RELEVANT, _DUPLICATES
+        c.RUN_ID, c.QUERY_ID, c.POSITION, c.CUM_DCG, CUM_JUDGED, CUM_RELEVANT
     )
 
 
 def dcg_per_query(ranked: DataFrame, ks: Sequence[int], uncut: bool) -> DataFrame:
     """One row per (run, query): DCG and counts at every cutoff, all k in one aggregation."""
-    aggregates = [
-        F.max(c.POSITION).cast(T.LongType()).alias(c.NUM_RETRIEVED),
-        F.max(_DUPLICATES).cast(T.LongType()).alias(DUPLICATE_RESULTS),
-    ]
+    aggregates = [F.max(c.POSITION).cast(T.LongType()).alias(c.NUM_RETRIEVED)]
     for k in _cutoffs(ks, uncut):
         aggregates += [
             _at_cutoff(c.CUM_DCG, c.POSITION, k).alias(_cutoff_name(c.DCG, k)),
@@ -194,7 +179,7 @@ def dcg_per_query(ranked: DataFrame, ks: Sequence[int], uncut: bool) -> DataFram
     return ranked.groupBy(c.QUERY_ID, c.RUN_ID).agg(*aggregates)
 
 
-IDEAL_COLUMNS = (c.NUM_JUDGED, c.NUM_RELEVANT, DUPLICATE_JUDGMENTS)
+IDEAL_COLUMNS = (c.NUM_JUDGED, c.NUM_RELEVANT)
 
 
 def ideal_dcg_per_query(gains: DataFrame, ks: Sequence[int], uncut: bool) -> DataFrame:
@@ -206,7 +191,6 @@ def ideal_dcg_per_query(gains: DataFrame, ks: Sequence[int], uncut: bool) -> Dat
         .agg(
             F.max(c.IDEAL_POSITION).cast(T.LongType()).alias(c.NUM_JUDGED),
             F.max(CUM_RELEVANT).cast(T.LongType()).alias(c.NUM_RELEVANT),
-            F.max(_DUPLICATES).cast(T.LongType()).alias(DUPLICATE_JUDGMENTS),
             *[
                 _at_cutoff(c.CUM_IDCG, c.IDEAL_POSITION, k).alias(_cutoff_name(c.IDCG, k))
                 for k in _cutoffs(ks, uncut)

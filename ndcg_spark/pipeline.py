@@ -16,8 +16,6 @@ from ndcg_spark import columns as c
 from ndcg_spark.config import JobConfig
 from ndcg_spark.inputs import read_inputs
 from ndcg_spark.metrics import (
-    DUPLICATE_JUDGMENTS,
-    DUPLICATE_RESULTS,
     RETRIEVED,
     RETRIEVED_JUDGED,
     counts_per_run,
@@ -75,14 +73,8 @@ def score_pairs(spark: SparkSession, config: JobConfig, staging: Staging) -> tup
     """The one pass: stage the (run, query) rows, then enforce the row checks it counted."""
     pairs, judgments, results = main_pass(spark, config)
     pairs.write.parquet(staging.path(PAIRS_DIR))
+    judged, retrieved = enforce(judgments), enforce(results)
     staged = spark.read.parquet(staging.path(PAIRS_DIR))
-    found = staged.agg(
-        F.max(DUPLICATE_JUDGMENTS).alias(DUPLICATE_JUDGMENTS),
-        F.max(DUPLICATE_RESULTS).alias(DUPLICATE_RESULTS),
-    ).first()
-    # Judgments first: their duplicates also repeat result rows in the join.
-    judged = enforce(judgments, bool(found[DUPLICATE_JUDGMENTS]))
-    retrieved = enforce(results, bool(found[DUPLICATE_RESULTS]))
     return (
         staged,
         judged.rows_read,

@@ -1,11 +1,10 @@
 """Row checks counted during the main pass, then enforced before anything is published.
 
-Each input is shuffled by query_id once; right after that shuffle an Observation counts every
-check. The counters sit in the last stage of the main pass, whose tasks Spark counts once each
-even when they are retried, so the counts are exact. Duplicates are counted by the ranking and
-ideal windows (metrics.py) unless a lenient policy must drop copies first. No extra scan of the
-inputs is needed; only when a check fails is the input scanned again, to name the first file
-holding such a row or to count the duplicated keys.
+Each input is shuffled by query_id once; right after that shuffle the copies of a key (a
+document retrieved twice, judged twice) are flagged and every check is counted by an Observation. The counters sit
+in the last stage of the main pass, whose tasks Spark counts once each even when they are retried,
+so the counts are exact. No extra scan of the inputs is needed; only when a check fails is the
+input scanned again, to name the first file holding such a row.
 """
 
 from __future__ import annotations
@@ -46,24 +45,21 @@ def _count_if(condition) -> Column:
 
 
 def observe(source: Input) -> Observed:
-    """Shuffle by query_id and count every check. Under a lenient duplicate policy, also flag
-    the copies of each key, count them and keep the preferred copy; under the strict default,
-    duplicates are counted later, in the ranking and ideal windows (metrics.py), for free."""
+    """Shuffle by query_id, flag the copies of each key, count every check, keep first copies."""
     observation = Observation(f"{source.label}_checks")
-    frame = copartition(source.frame)
-    counters = [
-        F.count(F.lit(1)).alias(ROWS),
-        *[_count_if(check.condition).alias(_check_name(i)) for i, check in enumerate(source.checks)],
-    ]
-    if source.duplicates.lenient:
-        frame = frame.withColumns(_copy_flags(source.duplicates))
-        counters += [
+    frame = (
+        copartition(source.frame)
+        .withColumns(_copy_flags(source.duplicates))
+        .observe(
+            observation,
+            F.count(F.lit(1)).alias(ROWS),
             _count_if(F.col(COPY)).alias(EXTRA_COPIES),
             _count_if(F.col(COPY) & ~F.col(PREVIOUS_COPY)).alias(COPIED_KEYS),
-        ]
-    frame = frame.observe(observation, *counters)
-    if source.duplicates.lenient:
-        frame = frame.filter(~F.col(COPY)).drop(COPY, PREVIOUS_COPY)
+            *[_count_if(check.condition).alias(_check_name(i)) for i, check in enumerate(source.checks)],
+        )
+        .filter(~F.col(COPY))
+        .drop(COPY, PREVIOUS_COPY)
+    )
     return Observed(source, frame, observation)
 
 
@@ -98,23 +94,9 @@ def _first_file(source: Input, index: int) -> str | None:
     return rows[0][0] if rows else None
 
 
-def _copies(source: Input) -> tuple[int, int]:
-    """(keys that occur more than once, rows beyond the first of each): a scan of the input,
-    made only when duplicates were found and are refused, for an exact message."""
-    row = (
-        source.frame.groupBy(*source.duplicates.keys)
-        .count()
-        .filter(F.col("count") > 1)
-        .agg(F.count(F.lit(1)).alias("keys"), F.sum(F.col("count") - 1).alias("extra"))
-        .first()
-    )
-    return int(row["keys"]), int(row["extra"] or 0)
-
-
-def enforce(observed: Observed, duplicates_found: bool) -> InputCounts:
+def enforce(observed: Observed) -> InputCounts:
     """Raise InputError for the first check that failed (naming its file), else return the counts.
-    Call only after the action that computed the observed frame; duplicates_found tells whether
-    the main pass saw a doc_id twice in one list (strict policy)."""
+    Call only after the action that computed the observed frame."""
     source, counts = observed.source, observed.observation.get
     rows = int(counts[ROWS] or 0)
     prefix = f"{source.label} {source.path}"
@@ -128,10 +110,9 @@ def enforce(observed: Observed, duplicates_found: bool) -> InputCounts:
                 f"{prefix}: column '{check.column}': {bad} of {rows} rows {check.problem}"
                 + (f" (first in {where})" if where else "")
             )
-    if source.duplicates.lenient:
-        return InputCounts(rows_read=rows, duplicates_dropped=int(counts[EXTRA_COPIES] or 0))
-    if duplicates_found:
-        keys, extra = _copies(source)
+    extra = int(counts[EXTRA_COPIES] or 0)
+    if extra and not source.duplicates.lenient:
+        keys = int(counts[COPIED_KEYS] or 0)
         refusal = source.duplicates.refusal.replace("{keys}", str(keys)).replace("{extra}", str(extra))
         raise InputError(f"{prefix}: {refusal}")
-    return InputCounts(rows_read=rows, duplicates_dropped=0)
+    return InputCounts(rows_read=rows, duplicates_dropped=extra)
