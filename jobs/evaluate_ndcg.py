@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import sys
 from collections.abc import Sequence
@@ -10,7 +11,9 @@ from pyspark.sql import SparkSession
 
 from ndcg_spark.config import JobConfig, parse_args
 from ndcg_spark.errors import EXIT_FAILURE, EXIT_OK, NdcgSparkError
-from ndcg_spark.pipeline import evaluate, write_reports
+from ndcg_spark import manifest
+from ndcg_spark.pipeline import evaluate, report_datasets
+from ndcg_spark.publish import publish
 from ndcg_spark.report import format_table
 from ndcg_spark.session import session_conf
 from ndcg_spark.storage import Staging
@@ -34,15 +37,21 @@ def build_session(config: JobConfig) -> SparkSession:
 
 
 def run(config: JobConfig) -> None:
+    """Evaluate, publish atomically, then write the manifest; staging goes whatever happens."""
+    started = dt.datetime.now(dt.timezone.utc)
     spark = build_session(config)
     staging = Staging(spark, config.output)
     try:
         per_query, evaluation = evaluate(spark, config, staging)
-        write_reports(spark, per_query, evaluation, config)
+        published = publish(spark, staging, config, report_datasets(spark, per_query, evaluation))
+        record = manifest.build(
+            spark, config, evaluation, published, started, dt.datetime.now(dt.timezone.utc)
+        )
+        manifest_file = manifest.write(spark, config, record)
     finally:
         staging.discard()
     print(format_table(evaluation))
-    print(f"wrote {config.output}")
+    print(f"published {', '.join(item.path for item in published)}; manifest {manifest_file}")
 
 
 def main(argv: Sequence[str]) -> int:

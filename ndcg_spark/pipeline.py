@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
 from ndcg_spark.config import JobConfig
@@ -25,6 +24,7 @@ from ndcg_spark.metrics import (
     query_pairs,
     summarize,
 )
+from ndcg_spark.publish import Dataset
 from ndcg_spark.storage import Staging
 from ndcg_spark.validation import Observed, enforce, observe
 
@@ -121,19 +121,11 @@ def _run_counts(pairs: DataFrame, judged_queries: int, complete: bool) -> list[R
     ]
 
 
-def write_reports(spark: SparkSession, per_query: DataFrame, evaluation: Evaluation, config: JobConfig) -> None:
-    """per_query and summary as Parquet; with an eval date, only that date's partition is replaced.
-    The summary is written from the rows already collected: exactly what was printed, not computed twice."""
-    summary = spark.createDataFrame(evaluation.summary, schema=summarize(per_query).schema).coalesce(1)
-    for name, frame in ((PER_QUERY_DIR, per_query), (SUMMARY_DIR, summary)):
-        path = f"{config.output.rstrip('/')}/{name}"
-        if config.eval_date is None:
-            frame.write.mode("overwrite").parquet(path)
-        else:
-            (
-                frame.withColumn(c.EVAL_DATE, F.lit(config.eval_date).cast(T.DateType()))
-                .write.mode("overwrite")
-                .option("partitionOverwriteMode", "dynamic")
-                .partitionBy(c.EVAL_DATE)
-                .parquet(path)
-            )
+def report_datasets(spark: SparkSession, per_query: DataFrame, evaluation: Evaluation) -> list[Dataset]:
+    """per_query and summary, each with the number of rows the job computed for it. The summary
+    is built from the rows already collected: exactly what was printed, not computed twice."""
+    summary = spark.createDataFrame(evaluation.summary, schema=summarize(per_query).schema)
+    return [
+        Dataset(PER_QUERY_DIR, per_query, sum(row[c.NUM_QUERIES] for row in evaluation.summary)),
+        Dataset(SUMMARY_DIR, summary, len(evaluation.summary)),
+    ]

@@ -1,24 +1,36 @@
-"""Folders on whatever file system the output lives on (local, HDFS, S3A, ...), through Hadoop's
-FileSystem API in the driver's JVM: only names and metadata, never data."""
+"""Folders and files on whatever file system the output lives on (local, HDFS, S3A, ...), through
+Hadoop's FileSystem API in the driver's JVM: only names and metadata, never data."""
 
 from __future__ import annotations
 
+import time
 import uuid
 from dataclasses import dataclass, field
 
 from pyspark.sql import SparkSession
 
 STAGING_DIR = "_staging"  # a leading underscore: Spark, pyarrow and DuckDB readers skip it
+# A staging folder older than this was left by a run that died (a nightly run takes minutes);
+# younger ones may belong to a run still going, for another date.
+STALE_STAGING_SECONDS = 12 * 3600
+_LOCAL_SCHEMES = ("file",)
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    path: str
+    modified_ms: int
 
 
 class FileSystem:
     def __init__(self, spark: SparkSession, path: str) -> None:
-        jvm = spark.sparkContext._jvm
-        self._path_class = jvm.org.apache.hadoop.fs.Path
-        self._fs = self._path_class(path).getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+        self._jvm = spark.sparkContext._jvm
+        self._gateway = spark.sparkContext._gateway
+        self._conf = spark.sparkContext._jsc.hadoopConfiguration()
+        self._fs = self._path(path).getFileSystem(self._conf)
 
     def _path(self, path: str):
-        return self._path_class(path)
+        return self._jvm.org.apache.hadoop.fs.Path(path)
 
     def exists(self, path: str) -> bool:
         return bool(self._fs.exists(self._path(path)))
@@ -26,14 +38,74 @@ class FileSystem:
     def delete(self, path: str) -> None:
         self._fs.delete(self._path(path), True)
 
+    def mkdirs(self, path: str) -> None:
+        self._fs.mkdirs(self._path(path))
+
     def is_empty_dir(self, path: str) -> bool:
         return self.exists(path) and len(self._fs.listStatus(self._path(path))) == 0
+
+    def children(self, path: str) -> list[FileInfo]:
+        if not self.exists(path):
+            return []
+        return [
+            FileInfo(str(status.getPath().toString()), int(status.getModificationTime()))
+            for status in self._fs.listStatus(self._path(path))
+        ]
+
+    def files(self, path: str) -> list[FileInfo]:
+        """Every file under path, recursively."""
+        found, listing = [], self._fs.listFiles(self._path(path), True)
+        while listing.hasNext():
+            status = listing.next()
+            found.append(FileInfo(str(status.getPath().toString()), int(status.getModificationTime())))
+        return found
+
+    def write_text(self, path: str, text: str) -> None:
+        """Write a small file atomically: a hidden temporary next to it, then replace."""
+        temporary = f"{path.rsplit('/', 1)[0]}/.{uuid.uuid4().hex}.tmp"
+        stream = self._fs.create(self._path(temporary), True)
+        try:
+            stream.write(bytearray(text.encode("utf-8")))
+        finally:
+            stream.close()
+        self.replace(temporary, path)
+
+    def _raw(self):
+        try:
+            return self._fs.getRawFileSystem()
+        except Exception:  # noqa: BLE001 - already a raw file system (py4j's error type varies)
+            return self._fs
+
+    def replace(self, source: str, target: str) -> None:
+        """Move a file onto target, replacing any file there in one step: readers see the old
+        file or the new one, never neither (rename(2) locally; HDFS's rename with OVERWRITE).
+        Object stores have no such step: there the replacement is a copy, not atomic."""
+        scheme = self._fs.getUri().getScheme() or "file"
+        if scheme in _LOCAL_SCHEMES:
+            # The raw file system: the checksummed one moves .crc files beside the data in a
+            # second step; a stale one would fail readers, so neither side keeps one.
+            for stale in (_checksum(source), _checksum(target)):
+                self._fs.delete(self._path(stale), False)
+            if not self._raw().rename(self._path(source), self._path(target)):
+                raise OSError(f"cannot move {source} to {target}")
+            return
+        options = self._gateway.new_array(self._jvm.org.apache.hadoop.fs.Options.Rename, 1)
+        options[0] = self._jvm.org.apache.hadoop.fs.Options.Rename.OVERWRITE
+        context = self._jvm.org.apache.hadoop.fs.FileContext.getFileContext(self._fs.getUri(), self._conf)
+        context.rename(self._path(source), self._path(target), options)
+
+
+def _checksum(path: str) -> str:
+    """Hadoop's local file system keeps a checksum of each file in a hidden sibling."""
+    folder, name = path.rsplit("/", 1)
+    return f"{folder}/.{name}.crc"
 
 
 @dataclass
 class Staging:
     """A private folder under the output for intermediate results; removed whatever happens,
-    together with the output folder itself when the job created it and left nothing in it."""
+    together with the output folder itself when the job created it and left nothing in it.
+    Creating one also removes staging folders that runs which died left behind."""
 
     spark: SparkSession
     output: str
@@ -41,20 +113,31 @@ class Staging:
 
     def __post_init__(self) -> None:
         self.output = self.output.rstrip("/")
-        self._fs = FileSystem(self.spark, self.output)
-        self._output_existed = self._fs.exists(self.output)
+        self.fs = FileSystem(self.spark, self.output)
+        self._output_existed = self.fs.exists(self.output)
+        self.removed_stale = self._remove_stale()
+
+    @property
+    def parent(self) -> str:
+        return f"{self.output}/{STAGING_DIR}"
 
     @property
     def root(self) -> str:
-        return f"{self.output}/{STAGING_DIR}/{self.token}"
+        return f"{self.parent}/{self.token}"
 
     def path(self, name: str) -> str:
         return f"{self.root}/{name}"
 
+    def _remove_stale(self) -> int:
+        cutoff_ms = (time.time() - STALE_STAGING_SECONDS) * 1000
+        stale = [info for info in self.fs.children(self.parent) if info.modified_ms < cutoff_ms]
+        for info in stale:
+            self.fs.delete(info.path)
+        return len(stale)
+
     def discard(self) -> None:
-        self._fs.delete(self.root)
-        parent = f"{self.output}/{STAGING_DIR}"
-        if self._fs.is_empty_dir(parent):
-            self._fs.delete(parent)
-        if not self._output_existed and self._fs.is_empty_dir(self.output):
-            self._fs.delete(self.output)
+        self.fs.delete(self.root)
+        if self.fs.is_empty_dir(self.parent):
+            self.fs.delete(self.parent)
+        if not self._output_existed and self.fs.is_empty_dir(self.output):
+            self.fs.delete(self.output)

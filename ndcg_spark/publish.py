@@ -1,0 +1,85 @@
+"""Publishing a report so that readers never see half of one.
+
+Each dataset (per_query, summary; with --eval-date, each date of each) is one Parquet file with a
+fixed name. The new file is written under the staging folder, its row count checked against what
+the job computed, and only then moved onto the old file in one step (see FileSystem.replace): a
+reader lists either the complete previous report or the complete new one, and a run killed at any
+point leaves the previous report as it was. A rerun with an empty result replaces the date with an
+empty file, so no old rows survive.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pyspark.sql import DataFrame, SparkSession
+
+from ndcg_spark import columns as c
+from ndcg_spark.config import JobConfig
+from ndcg_spark.errors import NdcgSparkError
+from ndcg_spark.storage import FileSystem, Staging
+
+PART_FILE = "part-00000.parquet"
+_STAGED_REPORT = "report"
+
+
+class PublishError(NdcgSparkError):
+    """The staged report is not what the job computed: nothing was published (exit 1)."""
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A report dataset to publish: its name (folder), its rows and how many the job computed."""
+
+    name: str
+    frame: DataFrame
+    expected_rows: int
+
+
+@dataclass(frozen=True)
+class Published:
+    name: str
+    path: str
+    rows: int
+
+
+def target_folder(config: JobConfig, name: str) -> str:
+    """The folder readers read: DIR/name, or its eval_date=YYYY-MM-DD partition."""
+    base = f"{config.output.rstrip('/')}/{name}"
+    return base if config.eval_date is None else f"{base}/{c.EVAL_DATE}={config.eval_date.isoformat()}"
+
+
+def _single_part(fs: FileSystem, folder: str) -> str:
+    parts = [info.path for info in fs.children(folder) if info.path.rsplit("/", 1)[1].startswith("part-")]
+    if len(parts) != 1:
+        raise PublishError(f"staged {folder} holds {len(parts)} data files, expected 1: nothing published")
+    return parts[0]
+
+
+def stage(spark: SparkSession, staging: Staging, dataset: Dataset) -> str:
+    """Write the dataset as one file under staging and check its row count."""
+    folder = staging.path(f"{_STAGED_REPORT}/{dataset.name}")
+    dataset.frame.coalesce(1).write.parquet(folder)
+    rows = spark.read.parquet(folder).count()
+    if rows != dataset.expected_rows:
+        raise PublishError(
+            f"staged {dataset.name} has {rows} rows, the job computed {dataset.expected_rows}:"
+            " nothing published"
+        )
+    return folder
+
+
+def publish(spark: SparkSession, staging: Staging, config: JobConfig, datasets: list[Dataset]) -> list[Published]:
+    """Stage and check every dataset first, then move each into place, summary last."""
+    staged = [(dataset, stage(spark, staging, dataset)) for dataset in datasets]
+    published = []
+    for dataset, folder in staged:
+        part, target = _single_part(staging.fs, folder), target_folder(config, dataset.name)
+        staging.fs.mkdirs(target)
+        staging.fs.replace(part, f"{target}/{PART_FILE}")
+        # Files of another layout (Spark's own part files, _SUCCESS) would add rows: remove them.
+        for info in staging.fs.children(target):
+            if info.path.rsplit("/", 1)[1] != PART_FILE:
+                staging.fs.delete(info.path)
+        published.append(Published(dataset.name, target, dataset.expected_rows))
+    return published
