@@ -26,6 +26,7 @@ from ndcg_spark.config import (
     JobConfig,
 )
 from ndcg_spark.errors import InputError
+from ndcg_spark.storage import FileSystem
 
 JUDGMENTS = "judgments"
 RESULTS = "results"
@@ -71,14 +72,52 @@ class Input:
     duplicates: Duplicates
 
 
+def _root_cause(error: Exception) -> str:
+    """The innermost Java exception's first line, or the Python error's."""
+    cause = getattr(error, "java_exception", None)
+    while cause is not None and cause.getCause() is not None:
+        cause = cause.getCause()
+    text = str(cause.toString()) if cause is not None else str(error)
+    lines = text.strip().splitlines()
+    return lines[0] if lines else type(error).__name__
+
+
 def read_parquet(spark: SparkSession, path: str, label: str) -> DataFrame:
+    """Every file's footer is read (mergeSchema), so files that disagree on a column's type are
+    refused here, naming the column, rather than failing half-way through the main pass."""
     try:
-        frame = spark.read.parquet(path)
+        frame = spark.read.option("mergeSchema", "true").parquet(path)
         frame.schema  # noqa: B018 - resolves the schema now, so a bad path fails here
     except (PySparkException, Py4JJavaError) as error:
-        first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise InputError(f"{label} {path}: cannot read Parquet: {first_line}") from None
+        cause = _root_cause(error)
+        if "merg" in cause.lower():
+            conflict = _schema_conflict(spark, path) or cause
+            raise InputError(f"{label} {path}: its files disagree on the schema: {conflict}") from None
+        raise InputError(f"{label} {path}: cannot read Parquet: {cause}") from None
     return frame
+
+
+_CONFLICT_FILES_CHECKED = 1000
+
+
+def _schema_conflict(spark: SparkSession, path: str) -> str | None:
+    """The first column whose type differs between two files of the input, and where: read file
+    by file, only after the merge failed (at most the first 1000 files)."""
+    files = [
+        info.path
+        for info in FileSystem(spark, path).files(path)
+        if not info.path.rsplit("/", 1)[1].startswith(("_", "."))
+    ][:_CONFLICT_FILES_CHECKED]
+    seen: dict[str, tuple[T.DataType, str]] = {}
+    for file in files:
+        for column in spark.read.parquet(file).schema:
+            first = seen.setdefault(column.name, (column.dataType, file))
+            if first[0] != column.dataType:
+                return (
+                    f"column '{column.name}' is {first[0].simpleString()} in {first[1]}"
+                    f" but {column.dataType.simpleString()} in {file}"
+                )
+    return None
 
 
 def _column_type(frame: DataFrame, name: str) -> T.DataType:
