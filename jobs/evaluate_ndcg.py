@@ -21,11 +21,17 @@ from ndcg_spark.storage import Staging
 log = logging.getLogger("ndcg_spark")
 
 
+_TRACEBACK = "Traceback (most recent call last)"
+
+
 def one_line(error: BaseException) -> str:
-    """The cause in one line; for a JVM error, the Java exception rather than py4j's wrapper."""
+    """The cause in one line; for a JVM error, the Java exception rather than py4j's wrapper; for
+    a failure in a Python worker, the last line of its traceback (the exception raised)."""
     java = getattr(error, "java_exception", None)
     text = str(java.toString()) if java is not None else str(error)
-    lines = text.strip().splitlines()
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if any(line.startswith(_TRACEBACK) for line in lines):
+        return f"{type(error).__name__}: {lines[-1]}"
     return f"{type(error).__name__}: {lines[0] if lines else ''}"
 
 
