@@ -1,0 +1,139 @@
+"""A lost machine changes no number: the job runs on a Spark standalone cluster on 127.0.0.1 (a
+master and two one-core workers from the pip-installed pyspark), one worker is killed with its
+executor while the main pass runs, and the report must equal a clean local run exactly. The
+cluster is always torn down."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pyspark
+import pytest
+
+from jobs.evaluate_ndcg import main
+from ndcg_spark.errors import EXIT_OK
+from ndcg_spark.storage import STAGING_DIR
+
+ROOT = Path(__file__).resolve().parents[1]
+SPARK_CLASS = Path(pyspark.__file__).parent / "bin" / "spark-class"
+DATE = "2026-12-01"
+WAIT_SECONDS = 120
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable,
+            "PYSPARK_DRIVER_PYTHON": sys.executable, "PYTHONPATH": str(ROOT)}
+
+
+def _spark_class(*args: str, log: Path) -> subprocess.Popen:
+    # Its own process group: killing it takes the worker's executor down too, as a lost machine.
+    handle = open(log, "w")  # noqa: SIM115 - closed with the process
+    return subprocess.Popen([str(SPARK_CLASS), *args], env=_env(), stdout=handle, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+
+
+def _stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+def _alive_workers(ui_port: int) -> int:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{ui_port}/json", timeout=2) as reply:
+            return int(json.load(reply).get("aliveworkers", 0))
+    except OSError:
+        return 0
+
+
+@pytest.fixture()
+def cluster(tmp_path: Path) -> Iterator[tuple[str, list[subprocess.Popen]]]:
+    port, ui = _free_port(), _free_port()
+    processes = [_spark_class("org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(port),
+                              "--webui-port", str(ui), log=tmp_path / "master.log")]
+    try:
+        for i in range(2):
+            work = tmp_path / f"worker{i}"
+            work.mkdir()
+            processes.append(_spark_class(
+                "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1", "--cores", "1",
+                "--memory", "1g", "--work-dir", str(work), "--webui-port", str(_free_port()),
+                f"spark://127.0.0.1:{port}", log=tmp_path / f"worker{i}.log"))
+        deadline = time.time() + WAIT_SECONDS
+        while _alive_workers(ui) < 2:
+            assert time.time() < deadline, (tmp_path / "master.log").read_text()[-3000:]
+            time.sleep(1)
+        yield f"spark://127.0.0.1:{port}", processes
+    finally:
+        for process in reversed(processes):
+            _stop(process)
+
+
+def _inputs(folder: Path) -> tuple[str, str]:
+    """20k queries x 50 results in 8 files, so the main pass runs for a while on two cores."""
+    rng = random.Random(5)
+    queries, depth, judged, parts = 20_000, 50, 20, 8
+    for name in ("judgments", "results"):
+        (folder / name).mkdir(parents=True)
+    for part in range(parts):
+        ids = range(part * queries // parts, (part + 1) * queries // parts)
+        results = {"query_id": [q for q in ids for _ in range(depth)],
+                   "doc_id": [2 * d for _ in ids for d in range(depth)]}
+        results["score"] = [round(rng.random(), 2) for _ in results["query_id"]]
+        judgments = {"query_id": [q for q in ids for _ in range(judged)],
+                     "doc_id": [d for _ in ids for d in range(judged)]}
+        judgments["relevance"] = [rng.randrange(4) for _ in judgments["query_id"]]
+        pq.write_table(pa.table(results), folder / "results" / f"part-{part}.parquet")
+        pq.write_table(pa.table(judgments), folder / "judgments" / f"part-{part}.parquet")
+    return str(folder / "judgments"), str(folder / "results")
+
+
+def _rows(folder: Path) -> list[tuple]:
+    return sorted((tuple(row.values()) for row in pq.read_table(folder).to_pylist()), key=repr)
+
+
+@pytest.mark.slow
+def test_killing_a_worker_changes_no_number(tmp_path: Path, cluster) -> None:
+    master, processes = cluster
+    judgments, results = _inputs(tmp_path / "data")
+    flags = ["--judgments", judgments, "--results", results, "--eval-date", DATE, "--k", "5,10"]
+    assert main([*flags, "--output", str(tmp_path / "local")]) == EXIT_OK
+
+    output = tmp_path / "cluster"
+    submit = Path(sys.executable).parent / "spark-submit"
+    job = subprocess.Popen(
+        [str(submit), "--master", master, "--total-executor-cores", "2", "--executor-memory", "512m",
+         "--conf", "spark.ui.enabled=false", str(ROOT / "jobs" / "evaluate_ndcg.py"), *flags,
+         "--output", str(output)],
+        env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        deadline = time.time() + WAIT_SECONDS
+        while not (output / STAGING_DIR).exists():  # the main pass has started writing
+            assert job.poll() is None and time.time() < deadline, "the job ended before the kill"
+            time.sleep(0.2)
+        _stop(processes[1])  # worker 0 and its executor, with the shuffle files it held
+        log, _ = job.communicate(timeout=600)
+    finally:
+        _stop(job)
+    assert job.returncode == EXIT_OK, log[-4000:]
+    assert "Lost executor" in log, "the worker died after the job, not during it"
+    for name in ("per_query", "summary"):
+        assert _rows(output / name / f"eval_date={DATE}") == _rows(tmp_path / "local" / name / f"eval_date={DATE}")
