@@ -1,4 +1,4 @@
-"""spark-submit entry point: parse, build the session, evaluate, write, print."""
+"""spark-submit entry point: parse, build the session, evaluate, publish, print."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from collections.abc import Sequence
 
 from pyspark.sql import SparkSession
 
+from ndcg_spark import manifest
 from ndcg_spark.config import JobConfig, parse_args
 from ndcg_spark.errors import EXIT_FAILURE, EXIT_OK, NdcgSparkError
-from ndcg_spark import manifest
 from ndcg_spark.pipeline import evaluate, report_datasets
 from ndcg_spark.publish import publish
 from ndcg_spark.report import format_table
@@ -19,7 +19,6 @@ from ndcg_spark.session import session_conf
 from ndcg_spark.storage import Staging
 
 log = logging.getLogger("ndcg_spark")
-
 
 _TRACEBACK = "Traceback (most recent call last)"
 

@@ -26,7 +26,7 @@ from ndcg_spark.metrics import (
 )
 from ndcg_spark.publish import Dataset
 from ndcg_spark.storage import Staging
-from ndcg_spark.validation import Observed, enforce, observe
+from ndcg_spark.validation import InputCounts, Observed, enforce, observe
 
 PER_QUERY_DIR = "per_query"
 SUMMARY_DIR = "summary"
@@ -69,27 +69,19 @@ def main_pass(spark: SparkSession, config: JobConfig) -> tuple[DataFrame, Observ
     return pairs, judgments, results
 
 
-def score_pairs(spark: SparkSession, config: JobConfig, staging: Staging) -> tuple[DataFrame, int, int, int, int]:
-    """The one pass: stage the (run, query) rows, then enforce the row checks it counted."""
+def score_pairs(spark: SparkSession, config: JobConfig, staging: Staging) -> tuple[DataFrame, InputCounts, InputCounts]:
+    """The one pass: stage the (run, query) rows, then enforce the row checks it counted.
+    Returns the staged rows and the (judgments, results) counts."""
     pairs, judgments, results = main_pass(spark, config)
     pairs.write.parquet(staging.path(PAIRS_DIR))
     judged, retrieved = enforce(judgments), enforce(results)
-    staged = spark.read.parquet(staging.path(PAIRS_DIR))
-    return (
-        staged,
-        judged.rows_read,
-        retrieved.rows_read,
-        judged.duplicates_dropped,
-        retrieved.duplicates_dropped,
-    )
+    return spark.read.parquet(staging.path(PAIRS_DIR)), judged, retrieved
 
 
 def evaluate(spark: SparkSession, config: JobConfig, staging: Staging) -> tuple[DataFrame, Evaluation]:
     """Validate and score; returns the per-query report (a plan over the staged rows) and the
     summary and counts, collected (a few rows per run)."""
-    pairs, judgment_rows, result_rows, judgments_dropped, results_dropped = score_pairs(
-        spark, config, staging
-    )
+    pairs, judged, retrieved = score_pairs(spark, config, staging)
     per_query = evaluated_pairs(pairs, config.ks, config.uncut, config.complete).transform(
         lambda df: per_query_rows(df, config.ks, config.uncut)
     )
@@ -98,11 +90,11 @@ def evaluate(spark: SparkSession, config: JobConfig, staging: Staging) -> tuple[
     return per_query, Evaluation(
         summary=summary,
         runs=_run_counts(pairs, judged_queries, config.complete),
-        judgment_rows=judgment_rows,
-        result_rows=result_rows,
+        judgment_rows=judged.rows_read,
+        result_rows=retrieved.rows_read,
         judged_queries=judged_queries,
-        duplicate_judgments_dropped=judgments_dropped,
-        duplicate_results_dropped=results_dropped,
+        duplicate_judgments_dropped=judged.duplicates_dropped,
+        duplicate_results_dropped=retrieved.duplicates_dropped,
         complete=config.complete,
     )
 

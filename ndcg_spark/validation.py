@@ -40,7 +40,7 @@ class Observed:
     observation: Observation
 
 
-def _count_if(condition) -> Column:
+def _count_if(condition: Column) -> Column:
     return F.sum(F.when(condition, F.lit(1)).otherwise(F.lit(0)))
 
 
