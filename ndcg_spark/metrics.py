@@ -2,8 +2,7 @@
 
 DCG is a running sum over the ranked list (a window in rank order), and DCG@k is that sum at
 position min(k, list length). Summing in rank order, as trec_eval does, never in the order Spark
-happens to feed rows, makes every value bit-identical to trec_eval's arithmetic and independent
-of partitioning.
+happens to feed rows, makes every value independent of partitioning.
 
 The whole computation is served by one hash partitioning of each input by query_id: the join
 on (query_id, doc_id), the ranking window, the ideal window and the per-query aggregations all
