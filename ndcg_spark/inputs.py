@@ -178,7 +178,9 @@ def _score_checks(name: str) -> list[Check]:
     ]
 
 
-def _input(label: str, path: str, raw: DataFrame, columns: Sequence[Column], checks, duplicates) -> Input:
+def _input(
+    label: str, path: str, raw: DataFrame, columns: Sequence[Column], checks: Sequence[Check], duplicates: Duplicates
+) -> Input:
     return Input(
         label=label,
         path=path,

@@ -65,7 +65,8 @@ def _whole(spec: WindowSpec) -> WindowSpec:
     return spec.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)
 
 
-def _count_if(condition: Column) -> Column:
+def indicator(condition: Column) -> Column:
+    """1 where the condition holds, else 0: summed, it counts the rows that meet it."""
     return F.when(condition, F.lit(1)).otherwise(F.lit(0))
 
 
@@ -92,10 +93,10 @@ def with_running_dcg(
     counted = F.col(c.GAIN) > 0 if judged is None else judged | (F.col(c.GAIN) > 0)
     sums = {
         running: F.sum(discounted(F.col(c.GAIN), F.col(position))).over(_running(spec)),
-        CUM_RELEVANT: F.sum(_count_if(F.col(c.GAIN) > 0)).over(_running(spec)),
+        CUM_RELEVANT: F.sum(indicator(F.col(c.GAIN) > 0)).over(_running(spec)),
     }
     if judged is not None:
-        sums[CUM_JUDGED] = F.sum(_count_if(judged)).over(_running(spec))
+        sums[CUM_JUDGED] = F.sum(indicator(judged)).over(_running(spec))
     return (
         numbered.filter(counted | at_cutoffs(position, ks))
         .withColumns(sums)
@@ -363,7 +364,7 @@ def counts_per_run(pairs: DataFrame) -> DataFrame:
         .groupBy(c.RUN_ID)
         .agg(
             F.count(F.lit(1)).alias(RETRIEVED),
-            F.sum(_count_if(is_judged(pairs))).cast(T.LongType()).alias(RETRIEVED_JUDGED),
+            F.sum(indicator(is_judged(pairs))).cast(T.LongType()).alias(RETRIEVED_JUDGED),
         )
         .select(c.RUN_ID, RETRIEVED, RETRIEVED_JUDGED)
     )

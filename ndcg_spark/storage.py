@@ -115,7 +115,7 @@ class Staging:
         self.output = self.output.rstrip("/")
         self.fs = FileSystem(self.spark, self.output)
         self._output_existed = self.fs.exists(self.output)
-        self.removed_stale = self._remove_stale()
+        self._remove_stale()
 
     @property
     def parent(self) -> str:
@@ -128,12 +128,11 @@ class Staging:
     def path(self, name: str) -> str:
         return f"{self.root}/{name}"
 
-    def _remove_stale(self) -> int:
+    def _remove_stale(self) -> None:
         cutoff_ms = (time.time() - STALE_STAGING_SECONDS) * 1000
         stale = [info for info in self.fs.children(self.parent) if info.modified_ms < cutoff_ms]
         for info in stale:
             self.fs.delete(info.path)
-        return len(stale)
 
     def discard(self) -> None:
         self.fs.delete(self.root)

@@ -18,7 +18,7 @@ from pyspark.sql import functions as F
 
 from ndcg_spark.errors import InputError
 from ndcg_spark.inputs import FILE, Duplicates, Input
-from ndcg_spark.metrics import copartition
+from ndcg_spark.metrics import copartition, indicator
 
 COPY = "_copy"
 PREVIOUS_COPY = "_previous_copy"
@@ -40,8 +40,8 @@ class Observed:
     observation: Observation
 
 
-def _count_if(condition: Column) -> Column:
-    return F.sum(F.when(condition, F.lit(1)).otherwise(F.lit(0)))
+def _count(condition: Column) -> Column:
+    return F.sum(indicator(condition))
 
 
 def observe(source: Input) -> Observed:
@@ -53,9 +53,9 @@ def observe(source: Input) -> Observed:
         .observe(
             observation,
             F.count(F.lit(1)).alias(ROWS),
-            _count_if(F.col(COPY)).alias(EXTRA_COPIES),
-            _count_if(F.col(COPY) & ~F.col(PREVIOUS_COPY)).alias(COPIED_KEYS),
-            *[_count_if(check.condition).alias(_check_name(i)) for i, check in enumerate(source.checks)],
+            _count(F.col(COPY)).alias(EXTRA_COPIES),
+            _count(F.col(COPY) & ~F.col(PREVIOUS_COPY)).alias(COPIED_KEYS),
+            *[_count(check.condition).alias(_check_name(i)) for i, check in enumerate(source.checks)],
         )
         .filter(~F.col(COPY))
         .drop(COPY, PREVIOUS_COPY)
