@@ -19,6 +19,7 @@ from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
 from ndcg_spark.config import (
+    FORMAT_TREC,
     GAIN_EXPONENTIAL,
     ON_DUPLICATE_JUDGMENT_KEEP_MAX,
     ON_DUPLICATE_RESULT_KEEP_BEST,
@@ -27,6 +28,7 @@ from ndcg_spark.config import (
 )
 from ndcg_spark.errors import InputError
 from ndcg_spark.storage import FileSystem
+from ndcg_spark.trec import QRELS, RUN, Layout, read_trec
 
 JUDGMENTS = "judgments"
 RESULTS = "results"
@@ -120,6 +122,13 @@ def _schema_conflict(spark: SparkSession, path: str) -> str | None:
     return None
 
 
+def read_input(spark: SparkSession, path: str, label: str, fmt: str, layout: Layout, config: JobConfig) -> DataFrame:
+    """Parquet as it is, or trec_eval text parsed into the configured column names."""
+    if fmt == FORMAT_TREC:
+        return read_trec(spark, path, label, layout, config.columns)
+    return read_parquet(spark, path, label)
+
+
 def _column_type(frame: DataFrame, name: str) -> T.DataType:
     return frame.schema[name].dataType
 
@@ -194,9 +203,9 @@ def _input(
 def read_inputs(spark: SparkSession, config: JobConfig) -> tuple[Input, Input]:
     """(judgments, results) in canonical columns; schema problems are refused here."""
     names = config.columns
-    judgments = read_parquet(spark, config.judgments, JUDGMENTS)
+    judgments = read_input(spark, config.judgments, JUDGMENTS, config.judgments_format, QRELS, config)
     _require(judgments, JUDGMENTS, config.judgments, [names.query_id, names.doc_id, names.relevance])
-    results = read_parquet(spark, config.results, RESULTS)
+    results = read_input(spark, config.results, RESULTS, config.results_format, RUN, config)
     required = [names.query_id, names.doc_id, names.score]
     if config.order_by == ORDER_BY_RANK:
         required.append(names.rank)

@@ -333,9 +333,14 @@ SUMMARY_COLUMNS = (c.RUN_ID, c.MEASURE, c.K, c.NDCG, c.NUM_QUERIES, c.JUDGED_AT_
 _EXACT_SUM = T.DecimalType(38, 24)
 
 
+def exact_sum(value: Column) -> Column:
+    """The sum of a column of values in [-1, 1], as a decimal: independent of summation order."""
+    return F.sum(value.cast(_EXACT_SUM))
+
+
 def exact_mean(value: Column) -> Column:
     """The mean of the non-null values of a [0, 1] column, independent of summation order."""
-    total = F.sum(value.cast(_EXACT_SUM)).cast(T.DoubleType())
+    total = exact_sum(value).cast(T.DoubleType())
     count = F.count(value)
     return F.when(count > 0, total / count.cast(T.DoubleType()))
 

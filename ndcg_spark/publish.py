@@ -20,6 +20,7 @@ from ndcg_spark.errors import NdcgSparkError
 from ndcg_spark.storage import FileSystem, Staging
 
 PART_FILE = "part-00000.parquet"
+TEXT_PART_FILE = "part-00000.txt"
 _STAGED_REPORT = "report"
 
 
@@ -34,6 +35,11 @@ class Dataset:
     name: str
     frame: DataFrame
     expected_rows: int
+    text: bool = False  # a frame of one string column, written as lines (in the frame's order)
+
+    @property
+    def part_file(self) -> str:
+        return TEXT_PART_FILE if self.text else PART_FILE
 
 
 @dataclass(frozen=True)
@@ -59,8 +65,9 @@ def _single_part(fs: FileSystem, folder: str) -> str:
 def stage(spark: SparkSession, staging: Staging, dataset: Dataset) -> str:
     """Write the dataset as one file under staging and check its row count."""
     folder = staging.path(f"{_STAGED_REPORT}/{dataset.name}")
-    dataset.frame.coalesce(1).write.parquet(folder)
-    rows = spark.read.parquet(folder).count()
+    writer = dataset.frame.coalesce(1).write
+    writer.text(folder) if dataset.text else writer.parquet(folder)
+    rows = (spark.read.text(folder) if dataset.text else spark.read.parquet(folder)).count()
     if rows != dataset.expected_rows:
         raise PublishError(
             f"staged {dataset.name} has {rows} rows, the job computed {dataset.expected_rows}:"
@@ -76,10 +83,12 @@ def publish(spark: SparkSession, staging: Staging, config: JobConfig, datasets: 
     for dataset, folder in staged:
         part, target = _single_part(staging.fs, folder), target_folder(config, dataset.name)
         staging.fs.mkdirs(target)
-        staging.fs.replace(part, f"{target}/{PART_FILE}")
+        staging.fs.replace(part, f"{target}/{dataset.part_file}")
         # Files of another layout (Spark's own part files, _SUCCESS) would add rows: remove them.
+        # Other dates' folders stay (a run without --eval-date beside dated ones).
         for info in staging.fs.children(target):
-            if info.path.rsplit("/", 1)[1] != PART_FILE:
+            name = info.path.rsplit("/", 1)[1]
+            if name != dataset.part_file and not name.startswith(f"{c.EVAL_DATE}="):
                 staging.fs.delete(info.path)
         published.append(Published(dataset.name, target, dataset.expected_rows))
     return published

@@ -1,0 +1,403 @@
+"""Every run against a baseline, per cutoff, over the queries both were scored on.
+
+Per (run, cutoff): both means, the mean per-query difference, wins/ties/losses, a paired t-test,
+a paired randomization test (sign flips of the differences), a bootstrap 95% interval of the
+mean difference, and Holm-corrected p-values across the compared runs.
+
+All of it is aggregates over the per-query values, so it scales with Spark: one row per (run,
+query) holds the differences at every cutoff; each of the P draws of the randomization test and
+each of the B bootstrap resamples is generated from a hash of (seed, draw, query_id), so every
+number is reproducible whatever the partitioning. Sums of differences in the resampling are
+integers (fixed point, SCALE), so that a draw that ties the observed difference ties it exactly.
+
+- Randomization: flipping the sign of a query's difference is swapping its two values. With
+  2^n <= P possible flips they are all enumerated (an exact test, as scipy does); otherwise P
+  random ones. Two-sided p = 2 min(P(S <= s), P(S >= s)), capped at 1, with the +1 of a
+  random test (scipy.stats.permutation_test's definition).
+- Bootstrap: the Poisson bootstrap (each query drawn Poisson(1) times per resample), the
+  resampling that needs no global coordination; the interval is the 2.5 and 97.5 percentiles of
+  the resampled mean differences (percentile method).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from decimal import Decimal, localcontext
+from typing import Any
+
+from pyspark.sql import Column, DataFrame, SparkSession, Window
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from ndcg_spark import columns as c
+from ndcg_spark.errors import ConfigError
+from ndcg_spark.metrics import exact_sum, indicator
+from ndcg_spark.stats import holm, paired_t
+
+CONFIDENCE = 0.95
+MAX_EXACT_QUERIES = 20  # 2^20 sign patterns: beyond that, exact enumeration is never asked for
+_FIXED_LIMIT = 4 * 10**18  # sums of fixed-point values stay below 2^63
+_MAX_SCALE = 10**12
+# Poisson(1) cumulative probabilities: a uniform draw below the j-th is a count of j.
+_POISSON_CDF = tuple(sum(math.exp(-1.0) / math.factorial(i) for i in range(j + 1)) for j in range(18))
+_UNIFORM_BITS = 53
+
+# Columns of the comparison dataset.
+BASELINE = "baseline"
+NUM_QUERIES = c.NUM_QUERIES
+NDCG_BASELINE = "ndcg_baseline"
+NDCG_RUN = "ndcg_run"
+MEAN_DIFFERENCE = "mean_difference"
+WINS, TIES, LOSSES = "wins", "ties", "losses"
+T_STATISTIC = "t_statistic"
+P_T = "p_value_t"
+P_RANDOMIZATION = "p_value_randomization"
+CI_LOW, CI_HIGH = "ci_low", "ci_high"
+P_T_HOLM = "p_value_t_holm"
+P_RANDOMIZATION_HOLM = "p_value_randomization_holm"
+PERMUTATIONS = "permutations"
+EXACT = "randomization_exact"
+BOOTSTRAP = "bootstrap"
+SEED = "seed"
+
+COMPARISON_SCHEMA = T.StructType(
+    [
+        T.StructField(BASELINE, T.StringType(), False),
+        T.StructField(c.RUN_ID, T.StringType(), False),
+        T.StructField(c.MEASURE, T.StringType(), False),
+        T.StructField(c.K, T.IntegerType(), True),
+        T.StructField(NUM_QUERIES, T.LongType(), False),
+        T.StructField(NDCG_BASELINE, T.DoubleType(), True),
+        T.StructField(NDCG_RUN, T.DoubleType(), True),
+        T.StructField(MEAN_DIFFERENCE, T.DoubleType(), True),
+        T.StructField(WINS, T.LongType(), False),
+        T.StructField(TIES, T.LongType(), False),
+        T.StructField(LOSSES, T.LongType(), False),
+        T.StructField(T_STATISTIC, T.DoubleType(), True),
+        T.StructField(P_T, T.DoubleType(), True),
+        T.StructField(P_T_HOLM, T.DoubleType(), True),
+        T.StructField(P_RANDOMIZATION, T.DoubleType(), True),
+        T.StructField(P_RANDOMIZATION_HOLM, T.DoubleType(), True),
+        T.StructField(CI_LOW, T.DoubleType(), True),
+        T.StructField(CI_HIGH, T.DoubleType(), True),
+        T.StructField(PERMUTATIONS, T.LongType(), False),
+        T.StructField(EXACT, T.BooleanType(), False),
+        T.StructField(BOOTSTRAP, T.LongType(), False),
+        T.StructField(SEED, T.LongType(), False),
+    ]
+)
+
+_DRAW = "_draw"
+_DRAWS = "_draws"
+_EXACT = "_exact"
+_INDEX = "_index"
+_SIGN = "_sign"
+_WEIGHT = "_weight"
+_N = "_n"
+_PERMS = "_perms"
+_WEIGHTS = "_weights"
+
+
+@dataclass(frozen=True)
+class Cutoff:
+    measure: str
+    k: int | None
+
+    @property
+    def suffix(self) -> str:
+        return "all" if self.k is None else str(self.k)
+
+
+@dataclass(frozen=True)
+class Resampling:
+    permutations: int
+    bootstrap: int
+    seed: int
+
+
+def _col(prefix: str, cutoff: Cutoff) -> str:
+    return f"{prefix}_{cutoff.suffix}"
+
+
+def cutoffs_of(ks: tuple[int, ...], uncut: bool) -> list[Cutoff]:
+    return [*(Cutoff(c.MEASURE_CUT, k) for k in ks), *([Cutoff(c.MEASURE_UNCUT, None)] if uncut else [])]
+
+
+def _is(cutoff: Cutoff) -> Column:
+    k = F.col(c.K).isNull() if cutoff.k is None else F.col(c.K) == cutoff.k
+    return (F.col(c.MEASURE) == cutoff.measure) & k
+
+
+def _wide(per_query: DataFrame, cutoffs: list[Cutoff]) -> DataFrame:
+    """One row per (run, query), the NDCG at every cutoff in its own column."""
+    return per_query.groupBy(c.RUN_ID, c.QUERY_ID).agg(
+        *[F.max(F.when(_is(cut), F.col(c.NDCG))).alias(_col("v", cut)) for cut in cutoffs]
+    )
+
+
+def paired(per_query: DataFrame, baseline: str, cutoffs: list[Cutoff]) -> DataFrame:
+    """(run, query) for every other run and query scored for both: the baseline's value, the
+    run's and their difference at each cutoff (columns b_K, r_K, d_K)."""
+    wide = _wide(per_query, cutoffs)
+    base = wide.filter(F.col(c.RUN_ID) == baseline).select(
+        c.QUERY_ID, *[F.col(_col("v", cut)).alias(_col("b", cut)) for cut in cutoffs]
+    )
+    runs = wide.filter(F.col(c.RUN_ID) != baseline).select(
+        c.RUN_ID, c.QUERY_ID, *[F.col(_col("v", cut)).alias(_col("r", cut)) for cut in cutoffs]
+    )
+    return (
+        runs.join(base, on=c.QUERY_ID, how="inner")
+        .select(
+            c.RUN_ID,
+            c.QUERY_ID,
+            *[F.col(_col(p, cut)) for cut in cutoffs for p in ("b", "r")],
+            *[(F.col(_col("r", cut)) - F.col(_col("b", cut))).alias(_col("d", cut)) for cut in cutoffs],
+        )
+    )
+
+
+def _stats(pairs: DataFrame, cutoffs: list[Cutoff]) -> dict[str, dict[str, Any]]:
+    aggregates = [F.count(F.lit(1)).alias(_N)]
+    for cut in cutoffs:
+        d = F.col(_col("d", cut))
+        aggregates += [
+            exact_sum(F.col(_col("b", cut))).alias(_col("sb", cut)),
+            exact_sum(F.col(_col("r", cut))).alias(_col("sr", cut)),
+            exact_sum(d).alias(_col("sd", cut)),
+            exact_sum(d * d).alias(_col("sdd", cut)),
+            F.sum(indicator(d > 0)).cast(T.LongType()).alias(_col("w", cut)),
+            F.sum(indicator(d == 0)).cast(T.LongType()).alias(_col("t", cut)),
+            F.sum(indicator(d < 0)).cast(T.LongType()).alias(_col("l", cut)),
+        ]
+    return {row[c.RUN_ID]: row.asDict() for row in pairs.groupBy(c.RUN_ID).agg(*aggregates).collect()}
+
+
+def fixed_scale(max_queries: int) -> int:
+    """The largest power of ten (at most 10^12) at which a sum of max_queries fixed-point values
+    in [-1, 1], each counted up to 20 times (a bootstrap weight), cannot overflow a long."""
+    scale = _MAX_SCALE
+    while scale > 1 and 20 * max_queries * scale > _FIXED_LIMIT:
+        scale //= 10
+    return scale
+
+
+def _fixed(value: Column, scale: int) -> Column:
+    # Half-to-even rounding is symmetric: the fixed point of -d is exactly minus that of d.
+    return F.bround(value * F.lit(float(scale)), 0).cast(T.LongType())
+
+
+def _uniform(*parts: Column) -> Column:
+    """A uniform draw in [0, 1) from a hash of the parts: 53 bits, as a double."""
+    bits = F.shiftrightunsigned(F.xxhash64(*parts), 64 - _UNIFORM_BITS)
+    return bits.cast(T.DoubleType()) / F.lit(float(2**_UNIFORM_BITS))
+
+
+def _poisson(uniform: Column) -> Column:
+    """A Poisson(1) count by inverting its distribution function."""
+    count = F.lit(len(_POISSON_CDF))
+    for j in reversed(range(len(_POISSON_CDF))):
+        count = F.when(uniform < F.lit(_POISSON_CDF[j]), F.lit(j)).otherwise(count)
+    return count
+
+
+def _plan(spark: SparkSession, stats: dict[str, dict[str, Any]], resampling: Resampling) -> DataFrame:
+    """Per run: how many draws to generate, and whether its randomization test is exact."""
+    rows = []
+    for run, row in stats.items():
+        n = row[_N]
+        exact = n <= MAX_EXACT_QUERIES and 2**n <= resampling.permutations
+        permutations = 2**n if exact else resampling.permutations
+        rows.append((run, exact, permutations, max(permutations, resampling.bootstrap)))
+    return spark.createDataFrame(rows, f"{c.RUN_ID} string, {_EXACT} boolean, {_PERMS} long, {_DRAWS} long")
+
+
+def _indexed(pairs: DataFrame, plan: DataFrame) -> DataFrame:
+    """The pairs with their run's plan, and for an exact run each query's bit in the draw
+    number (its position in query order); the window sorts only those few rows."""
+    planned = pairs.join(F.broadcast(plan), on=c.RUN_ID)
+    position = F.row_number().over(Window.partitionBy(c.RUN_ID).orderBy(c.QUERY_ID)) - 1
+    return planned.filter(F.col(_EXACT)).withColumn(_INDEX, position).unionByName(
+        planned.filter(~F.col(_EXACT)).withColumn(_INDEX, F.lit(None).cast(T.IntegerType()))
+    )
+
+
+def _draws(pairs: DataFrame, plan: DataFrame, cutoffs: list[Cutoff], resampling: Resampling, scale: int) -> DataFrame:
+    """Per (run, draw): the sign-flipped sum of differences (randomization) and the Poisson-
+    weighted sum and weight (bootstrap), at every cutoff."""
+    seed, draw, query = F.lit(resampling.seed), F.col(_DRAW), F.col(c.QUERY_ID)
+    flipped = F.when(F.col(_EXACT), F.expr(f"shiftright({_DRAW}, {_INDEX}) & 1") == 1).otherwise(
+        F.xxhash64(F.lit("randomization"), seed, draw, query).bitwiseAND(F.lit(1)) == 1
+    )
+    weight = _poisson(_uniform(F.lit("bootstrap"), seed, draw, query)).cast(T.LongType())
+    exploded = _indexed(pairs, plan).select(
+        c.RUN_ID,
+        c.QUERY_ID,
+        _EXACT,
+        _INDEX,
+        _PERMS,
+        F.explode(F.sequence(F.lit(0).cast(T.LongType()), F.col(_DRAWS) - 1)).alias(_DRAW),
+        *[_fixed(F.col(_col("d", cut)), scale).alias(_col("f", cut)) for cut in cutoffs],
+    ).select(
+        c.RUN_ID,
+        _DRAW,
+        *[F.col(_col("f", cut)) for cut in cutoffs],
+        F.when(draw < F.col(_PERMS), F.when(flipped, F.lit(-1)).otherwise(F.lit(1)))
+        .cast(T.LongType())
+        .alias(_SIGN),
+        F.when(draw < F.lit(resampling.bootstrap), weight).alias(_WEIGHT),
+    )
+    sums = [F.sum(_WEIGHT).alias(_WEIGHTS)]
+    for cut in cutoffs:
+        f = F.col(_col("f", cut))
+        sums += [
+            F.sum(F.col(_SIGN) * f).alias(_col("perm", cut)),
+            F.sum(F.col(_WEIGHT) * f).alias(_col("boot", cut)),
+        ]
+    return exploded.groupBy(c.RUN_ID, _DRAW).agg(*sums)
+
+
+def _resampled(
+    draws: DataFrame, observed: DataFrame, cutoffs: list[Cutoff], resampling: Resampling, scale: int
+) -> dict[str, dict[str, Any]]:
+    """Per run: draws at or below / at or above the observed sum, and the interval ends."""
+    lower, upper = (1 - CONFIDENCE) / 2, 1 - (1 - CONFIDENCE) / 2
+    joined = draws.join(F.broadcast(observed), on=c.RUN_ID)
+    aggregates = []
+    for cut in cutoffs:
+        perm, obs = F.col(_col("perm", cut)), F.col(_col("obs", cut))
+        mean = F.when(
+            (F.col(_DRAW) < resampling.bootstrap) & (F.col(_WEIGHTS) > 0),
+            F.col(_col("boot", cut)).cast(T.DoubleType()) / F.col(_WEIGHTS).cast(T.DoubleType()) / F.lit(float(scale)),
+        )
+        aggregates += [
+            F.sum(indicator(perm.isNotNull() & (perm <= obs))).cast(T.LongType()).alias(_col("less", cut)),
+            F.sum(indicator(perm.isNotNull() & (perm >= obs))).cast(T.LongType()).alias(_col("more", cut)),
+            F.percentile(mean, [lower, upper]).alias(_col("ci", cut)),
+        ]
+    return {row[c.RUN_ID]: row.asDict() for row in joined.groupBy(c.RUN_ID).agg(*aggregates).collect()}
+
+
+def _mean(total: Decimal, n: int) -> float | None:
+    return float(total) / n if n else None
+
+
+def _variance(total: Decimal, squares: Decimal, n: int) -> float:
+    with localcontext() as context:
+        context.prec = 60
+        return float((squares - total * total / n) / (n - 1))
+
+
+def compare(
+    spark: SparkSession,
+    per_query: DataFrame,
+    baseline: str,
+    runs: list[str],
+    cutoffs: list[Cutoff],
+    resampling: Resampling,
+) -> list[dict[str, Any]]:
+    """The comparison rows (COMPARISON_SCHEMA), one per other run and cutoff, runs in order."""
+    if baseline not in runs:
+        raise ConfigError(f"baseline run {baseline!r} is not in the results (runs: {', '.join(runs)})")
+    pairs = paired(per_query, baseline, cutoffs).cache()
+    try:
+        stats = _stats(pairs, cutoffs)
+        resampled: dict[str, dict[str, Any]] = {}
+        plans: dict[str, Any] = {}
+        if stats:
+            scale = fixed_scale(max(row[_N] for row in stats.values()))
+            plan = _plan(spark, stats, resampling)
+            plans = {row[c.RUN_ID]: row for row in plan.collect()}
+            observed = pairs.groupBy(c.RUN_ID).agg(
+                *[F.sum(_fixed(F.col(_col("d", cut)), scale)).alias(_col("obs", cut)) for cut in cutoffs]
+            )
+            draws = _draws(pairs, plan, cutoffs, resampling, scale)
+            resampled = _resampled(draws, observed, cutoffs, resampling, scale)
+    finally:
+        pairs.unpersist()
+    rows = [
+        _row(baseline, run, cut, stats.get(run), resampled.get(run), plans.get(run), resampling)
+        for run in runs
+        if run != baseline
+        for cut in cutoffs
+    ]
+    _adjust(rows, cutoffs)
+    return rows
+
+
+def _row(
+    baseline: str,
+    run: str,
+    cut: Cutoff,
+    stats: dict[str, Any] | None,
+    resampled: dict[str, Any] | None,
+    plan: Any,
+    resampling: Resampling,
+) -> dict[str, Any]:
+    n = stats[_N] if stats else 0
+    row: dict[str, Any] = {
+        BASELINE: baseline,
+        c.RUN_ID: run,
+        c.MEASURE: cut.measure,
+        c.K: cut.k,
+        NUM_QUERIES: n,
+        NDCG_BASELINE: None,
+        NDCG_RUN: None,
+        MEAN_DIFFERENCE: None,
+        WINS: 0,
+        TIES: 0,
+        LOSSES: 0,
+        T_STATISTIC: None,
+        P_T: None,
+        P_RANDOMIZATION: None,
+        CI_LOW: None,
+        CI_HIGH: None,
+        PERMUTATIONS: plan[_PERMS] if plan else resampling.permutations,
+        EXACT: bool(plan[_EXACT]) if plan else False,
+        BOOTSTRAP: resampling.bootstrap,
+        SEED: resampling.seed,
+    }
+    if not n:
+        return row
+    total = stats[_col("sd", cut)]
+    mean = _mean(total, n)
+    t, p = paired_t(n, mean, _variance(total, stats[_col("sdd", cut)], n) if n > 1 else 0.0)
+    row.update(
+        {
+            NDCG_BASELINE: _mean(stats[_col("sb", cut)], n),
+            NDCG_RUN: _mean(stats[_col("sr", cut)], n),
+            MEAN_DIFFERENCE: mean,
+            WINS: stats[_col("w", cut)],
+            TIES: stats[_col("t", cut)],
+            LOSSES: stats[_col("l", cut)],
+            T_STATISTIC: t,
+            P_T: p,
+        }
+    )
+    if resampled:
+        adjustment = 0 if plan[_EXACT] else 1
+        draws = plan[_PERMS]
+        tail = min(resampled[_col("less", cut)], resampled[_col("more", cut)]) + adjustment
+        interval = resampled[_col("ci", cut)] or [None, None]
+        row.update(
+            {
+                P_RANDOMIZATION: min(1.0, 2.0 * tail / (draws + adjustment)),
+                CI_LOW: interval[0],
+                CI_HIGH: interval[1],
+            }
+        )
+    return row
+
+
+def _adjust(rows: list[dict[str, Any]], cutoffs: list[Cutoff]) -> None:
+    """Holm across the compared runs, separately for each cutoff and each test."""
+    for cut in cutoffs:
+        group = [row for row in rows if row[c.MEASURE] == cut.measure and row[c.K] == cut.k]
+        for raw, adjusted in ((P_T, P_T_HOLM), (P_RANDOMIZATION, P_RANDOMIZATION_HOLM)):
+            for row, value in zip(group, holm([row[raw] for row in group])):
+                row[adjusted] = value
+
+
+def comparison_frame(spark: SparkSession, rows: list[dict[str, Any]]) -> DataFrame:
+    ordered = [tuple(row[field.name] for field in COMPARISON_SCHEMA.fields) for row in rows]
+    return spark.createDataFrame(ordered, COMPARISON_SCHEMA)

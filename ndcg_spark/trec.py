@@ -1,0 +1,187 @@
+"""trec_eval's text formats: qrels and run files in, its per-query report out.
+
+A line is split on runs of whitespace, as trec_eval does: qrels `query_id 0 doc_id relevance`
+(exactly four fields), runs `query_id Q0 doc_id rank score run_id` (six; trec_eval ignores any
+after the sixth, and so does this). Blank lines are skipped. Lines are parsed into the same
+columns a Parquet input has, under the configured names, so the rest of the job cannot tell the
+formats apart; a line that does not parse is refused up front, naming its file and line number.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from ndcg_spark import columns as c
+from ndcg_spark.config import ColumnNames
+from ndcg_spark.errors import InputError
+
+VALUE = "value"  # the column Spark's text source reads a line into
+_FIELDS = "_fields"
+_FILE_PATH = "_metadata.file_path"
+_BLOCK_START = "_metadata.file_block_start"
+_LINE_INDEX_BITS = (1 << 33) - 1  # monotonically_increasing_id: row index within its partition
+_SHOWN_CHARS = 120
+
+# trec_eval -q prints each value with this format: measure padded to 22, then tabs.
+_REPORT_LINE = "%-22s\t%s\t%.4f"
+ALL_QUERIES = "all"
+LINE = "line"
+
+
+@dataclass(frozen=True)
+class Layout:
+    """One of trec_eval's line formats: how many fields, and which hold numbers."""
+
+    description: str
+    fields: int
+    extra_fields_ignored: bool
+
+
+QRELS = Layout("query_id 0 doc_id relevance", 4, extra_fields_ignored=False)
+RUN = Layout("query_id Q0 doc_id rank score run_id", 6, extra_fields_ignored=True)
+
+
+def _field(index: int) -> Column:
+    return F.col(_FIELDS)[index]
+
+
+def _qrels_columns(names: ColumnNames) -> list[Column]:
+    return [
+        _field(0).alias(names.query_id),
+        _field(2).alias(names.doc_id),
+        # A double: a grade written "1.0" is read, "1.5" is refused later as not whole, like
+        # a fractional grade in Parquet.
+        _field(3).try_cast(T.DoubleType()).alias(names.relevance),
+    ]
+
+
+def _run_columns(names: ColumnNames) -> list[Column]:
+    return [
+        _field(0).alias(names.query_id),
+        _field(2).alias(names.doc_id),
+        _field(3).try_cast(T.LongType()).alias(names.rank),
+        _field(4).try_cast(T.DoubleType()).alias(names.score),
+        _field(5).alias(names.run_id),
+    ]
+
+
+def _malformed(layout: Layout) -> Column:
+    count = F.size(F.col(_FIELDS))
+    wrong_count = count < layout.fields if layout.extra_fields_ignored else count != layout.fields
+    if layout is QRELS:
+        unparsed = _field(3).try_cast(T.DoubleType()).isNull()
+    else:
+        unparsed = _field(3).try_cast(T.LongType()).isNull() | _field(4).try_cast(T.DoubleType()).isNull()
+    return wrong_count | unparsed
+
+
+def _split(lines: DataFrame) -> DataFrame:
+    """Lines with their fields; blank lines dropped."""
+    text = F.regexp_replace(F.col(VALUE), r"^\s+|\s+$", "")
+    return lines.filter(text != "").withColumn(_FIELDS, F.split(text, r"\s+"))
+
+
+def read_text(spark: SparkSession, path: str, label: str) -> DataFrame:
+    try:
+        lines = spark.read.text(path)
+        lines.schema  # noqa: B018 - a bad path fails here
+    except Exception as error:  # noqa: BLE001 - AnalysisException and Py4J errors alike
+        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise InputError(f"{label} {path}: cannot read text: {first}") from None
+    return lines
+
+
+def read_trec(spark: SparkSession, path: str, label: str, layout: Layout, names: ColumnNames) -> DataFrame:
+    """A qrels or run file (or folder of them) as a raw frame with the configured column names.
+    Costs one scan of the text before the main pass, to refuse malformed lines early."""
+    lines = _split(read_text(spark, path, label))
+    bad = lines.filter(_malformed(layout))
+    count = bad.count()
+    if count:
+        raise InputError(_malformed_message(spark, path, label, layout, bad, count))
+    columns = _qrels_columns(names) if layout is QRELS else _run_columns(names)
+    return lines.select(*columns)
+
+
+def _malformed_message(
+    spark: SparkSession, path: str, label: str, layout: Layout, bad: DataFrame, count: int
+) -> str:
+    """Where the first malformed line is: its file, its line number, and the line itself."""
+    first = (
+        bad.select(F.col(_FILE_PATH).alias("file"), F.col(_BLOCK_START).alias("start"))
+        .orderBy("file", "start")
+        .limit(1)
+        .collect()[0]
+    )
+    number, text = _first_bad_line(spark, first["file"], first["start"], layout)
+    shown = text if len(text) <= _SHOWN_CHARS else text[:_SHOWN_CHARS] + "..."
+    return (
+        f"{label} {path}: {count} malformed line{'s' if count != 1 else ''}, first at line {number}"
+        f" of {first['file']}: expected '{layout.description}'"
+        f"{' (extra fields ignored)' if layout.extra_fields_ignored else ''}, got {shown!r}"
+    )
+
+
+def _first_bad_line(spark: SparkSession, file: str, start: int, layout: Layout) -> tuple[int, str]:
+    """Line number (from 1, blank lines counted) of the first malformed line in the block of the
+    file that starts at byte `start`: the lines of earlier blocks, plus its index in its block
+    (a block is read in order by one task). Runs only when a file is refused."""
+    lines = spark.read.text(file)
+    before = lines.filter(F.col(_BLOCK_START) < start).count()
+    in_block = (
+        lines.filter(F.col(_BLOCK_START) == start)
+        .select(
+            (F.monotonically_increasing_id().bitwiseAND(F.lit(_LINE_INDEX_BITS))).alias("index"),
+            F.col(VALUE),
+        )
+        .transform(_split)
+        .filter(_malformed(layout))
+        .orderBy("index")
+        .limit(1)
+        .collect()[0]
+    )
+    return before + in_block["index"] + 1, in_block[VALUE]
+
+
+def _measure_name(measure: Column, k: Column) -> Column:
+    """'ndcg' for the uncut row, 'ndcg_cut_K' for a cutoff, as trec_eval names them."""
+    return F.when(k.isNull(), measure).otherwise(F.concat(measure, F.lit("_"), k.cast(T.StringType())))
+
+
+def _report_line(measure: Column, k: Column, query: Column, value: Column) -> Column:
+    # Rounded half-to-even to 4 places first, so that Java's formatter (half-up) prints the
+    # digits C's printf would for a value exactly halfway.
+    return F.format_string(_REPORT_LINE, _measure_name(measure, k), query, F.bround(value, 4))
+
+
+def report_lines(per_query: DataFrame, summary: DataFrame) -> DataFrame:
+    """trec_eval -q output per run: each query's values (queries in byte order, ndcg then the
+    cutoffs ascending), then the 'all' rows. Columns run_id, line, and the sort keys."""
+    queries = per_query.select(
+        c.RUN_ID,
+        F.lit(0).alias("block"),
+        F.col(c.QUERY_ID).alias("sort_query"),
+        F.col(c.K).alias("sort_k"),
+        _report_line(F.col(c.MEASURE), F.col(c.K), F.col(c.QUERY_ID), F.col(c.NDCG)).alias(LINE),
+    )
+    means = summary.select(
+        c.RUN_ID,
+        F.lit(1).alias("block"),
+        F.lit(ALL_QUERIES).alias("sort_query"),
+        F.col(c.K).alias("sort_k"),
+        _report_line(F.col(c.MEASURE), F.col(c.K), F.lit(ALL_QUERIES), F.col(c.NDCG)).alias(LINE),
+    )
+    return queries.unionByName(means)
+
+
+def sorted_lines(lines: DataFrame, run_id: str) -> DataFrame:
+    """One run's lines in trec_eval's order, a total order (a run has one line per query and k)."""
+    return (
+        lines.filter(F.col(c.RUN_ID) == run_id)
+        .orderBy("block", "sort_query", F.col("sort_k").asc_nulls_first())
+        .select(LINE)
+    )
