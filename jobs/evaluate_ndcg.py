@@ -9,12 +9,14 @@ from collections.abc import Sequence
 
 from pyspark.sql import SparkSession
 
-from ndcg_spark import manifest
-from ndcg_spark.config import JobConfig, parse_args
+from ndcg_spark import manifest, progress
+from ndcg_spark.config import LOG_TEXT, JobConfig, parse_args
 from ndcg_spark.errors import EXIT_FAILURE, EXIT_OK, NdcgSparkError
+from ndcg_spark.html_report import render
 from ndcg_spark.pipeline import evaluate, report_datasets
-from ndcg_spark.publish import publish
-from ndcg_spark.report import format_table
+from ndcg_spark.publish import publish, publish_page
+from ndcg_spark.report import format_comparison, format_slices, format_table, judged_warnings
+from ndcg_spark.report_data import gather
 from ndcg_spark.session import session_conf
 from ndcg_spark.storage import Staging
 
@@ -34,21 +36,31 @@ def one_line(error: BaseException) -> str:
     return f"{type(error).__name__}: {lines[0] if lines else ''}"
 
 
-def build_session(config: JobConfig) -> SparkSession:
+def build_session(config: JobConfig, interactive: bool) -> SparkSession:
     builder = SparkSession.builder.appName("ndcg-spark")
-    for key, value in session_conf(config).items():
+    for key, value in session_conf(config, interactive).items():
         builder = builder.config(key, value)
     return builder.getOrCreate()
 
 
-def run(config: JobConfig) -> None:
+def run(config: JobConfig, interactive: bool) -> None:
     """Evaluate, publish atomically, then write the manifest; staging goes whatever happens."""
     started = dt.datetime.now(dt.timezone.utc)
-    spark = build_session(config)
+    spark = build_session(config, interactive)
     staging = Staging(spark, config.output)
     try:
         per_query, evaluation = evaluate(spark, config, staging)
-        published = publish(spark, staging, config, report_datasets(spark, per_query, evaluation))
+        datasets = report_datasets(spark, config, per_query, evaluation)
+        page = None
+        if config.html_report:
+            with progress.step("html report") as counts:
+                page = render(gather(spark, config, per_query, evaluation, judged_warnings(evaluation)))
+                counts.update(bytes=len(page))
+        with progress.step("publish") as counts:
+            published = publish(spark, staging, config, datasets)
+            if page is not None:
+                published.append(publish_page(staging, config, page))
+            counts.update(outputs=", ".join(item.path for item in published))
         record = manifest.build(
             spark, config, evaluation, published, started, dt.datetime.now(dt.timezone.utc)
         )
@@ -56,6 +68,9 @@ def run(config: JobConfig) -> None:
     finally:
         staging.discard()
     print(format_table(evaluation))
+    for extra in (format_comparison(evaluation.comparison), format_slices(evaluation.slices)):
+        if extra:
+            print(f"\n{extra}")
     print(f"published {', '.join(item.path for item in published)}; manifest {manifest_file}")
 
 
@@ -63,7 +78,8 @@ def main(argv: Sequence[str]) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         config = parse_args(argv)
-        run(config)
+        interactive = progress.configure(config.log_format) == LOG_TEXT
+        run(config, interactive)
     except SystemExit as usage:  # argparse has already printed its message
         return int(usage.code or 0)
     except NdcgSparkError as error:

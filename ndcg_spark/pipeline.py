@@ -6,14 +6,18 @@ derived from those staged rows (a few rows per query, so the rest costs little).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
 
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
+from ndcg_spark.compare import Resampling, comparison_frame, compare, cutoffs_of
 from ndcg_spark.config import JobConfig
 from ndcg_spark.inputs import read_inputs
+from ndcg_spark.progress import step
 from ndcg_spark.metrics import (
     RETRIEVED,
     RETRIEVED_JUDGED,
@@ -25,11 +29,16 @@ from ndcg_spark.metrics import (
     summarize,
 )
 from ndcg_spark.publish import Dataset
+from ndcg_spark.slices import SLICE, SLICE_SUMMARY_SCHEMA, SLICE_VALUE, query_slices, slice_source, slice_summary
 from ndcg_spark.storage import Staging
+from ndcg_spark.trec import report_lines, sorted_lines
 from ndcg_spark.validation import InputCounts, Observed, enforce, observe
 
 PER_QUERY_DIR = "per_query"
 SUMMARY_DIR = "summary"
+COMPARISON_DIR = "comparison"
+SLICES_DIR = "slices"
+TREC_EVAL_DIR = "trec_eval"
 PAIRS_DIR = "pairs"
 
 
@@ -53,6 +62,12 @@ class Evaluation:
     duplicate_judgments_dropped: int
     duplicate_results_dropped: int
     complete: bool
+    comparison: list[dict[str, Any]] = field(default_factory=list)
+    slices: list[Row] = field(default_factory=list)
+
+    @property
+    def run_ids(self) -> list[str]:
+        return [run.run_id for run in self.runs]
 
 
 def main_pass(spark: SparkSession, config: JobConfig) -> tuple[DataFrame, Observed, Observed]:
@@ -80,22 +95,49 @@ def score_pairs(spark: SparkSession, config: JobConfig, staging: Staging) -> tup
 
 def evaluate(spark: SparkSession, config: JobConfig, staging: Staging) -> tuple[DataFrame, Evaluation]:
     """Validate and score; returns the per-query report (a plan over the staged rows) and the
-    summary and counts, collected (a few rows per run)."""
-    pairs, judged, retrieved = score_pairs(spark, config, staging)
+    summary, comparison, slices and counts, collected (a few rows per run and cutoff)."""
+    # Slice columns are looked up before the main pass, so a missing one fails in seconds.
+    slice_input = slice_source(spark, config) if config.slices else None
+    with step("main pass") as counts:
+        pairs, judged, retrieved = score_pairs(spark, config, staging)
+        counts.update(judgment_rows=judged.rows_read, result_rows=retrieved.rows_read)
     per_query = evaluated_pairs(pairs, config.ks, config.uncut, config.complete).transform(
         lambda df: per_query_rows(df, config.ks, config.uncut)
     )
-    summary = summarize(per_query).orderBy(c.RUN_ID, c.MEASURE, F.col(c.K).asc_nulls_last()).collect()
-    judged_queries = pairs.filter(is_judged(pairs)).select(c.QUERY_ID).distinct().count()
+    with step("summary") as counts:
+        summary = summarize(per_query).orderBy(c.RUN_ID, c.MEASURE, F.col(c.K).asc_nulls_last()).collect()
+        judged_queries = pairs.filter(is_judged(pairs)).select(c.QUERY_ID).distinct().count()
+        runs = _run_counts(pairs, judged_queries, config.complete)
+        counts.update(runs=len(runs), judged_queries=judged_queries, per_query_rows=sum(row[c.NUM_QUERIES] for row in summary))
+    comparison = []
+    if config.baseline is not None:
+        with step("comparison") as counts:
+            resampling = Resampling(config.permutations, config.bootstrap, config.seed)
+            run_ids = [run.run_id for run in runs]
+            cutoffs = cutoffs_of(config.ks, config.uncut)
+            comparison = compare(spark, per_query, config.baseline, run_ids, cutoffs, resampling)
+            counts.update(baseline=config.baseline, rows=len(comparison))
+    slices = []
+    if slice_input is not None:
+        with step("slices") as counts:
+            by_query = query_slices(*slice_input, config.slices)
+            slices = (
+                slice_summary(per_query, by_query, config.slices)
+                .orderBy(SLICE, F.col(SLICE_VALUE).asc_nulls_last(), c.RUN_ID, c.MEASURE, F.col(c.K).asc_nulls_last())
+                .collect()
+            )
+            counts.update(rows=len(slices))
     return per_query, Evaluation(
         summary=summary,
-        runs=_run_counts(pairs, judged_queries, config.complete),
+        runs=runs,
         judgment_rows=judged.rows_read,
         result_rows=retrieved.rows_read,
         judged_queries=judged_queries,
         duplicate_judgments_dropped=judged.duplicates_dropped,
         duplicate_results_dropped=retrieved.duplicates_dropped,
         complete=config.complete,
+        comparison=comparison,
+        slices=slices,
     )
 
 
@@ -113,11 +155,33 @@ def _run_counts(pairs: DataFrame, judged_queries: int, complete: bool) -> list[R
     ]
 
 
-def report_datasets(spark: SparkSession, per_query: DataFrame, evaluation: Evaluation) -> list[Dataset]:
-    """per_query and summary, each with the number of rows the job computed for it. The summary
-    is built from the rows already collected: exactly what was printed, not computed twice."""
+def report_datasets(
+    spark: SparkSession, config: JobConfig, per_query: DataFrame, evaluation: Evaluation
+) -> list[Dataset]:
+    """Every dataset to publish, each with the number of rows the job computed for it. The
+    small ones are built from the rows already collected: exactly what was printed."""
     summary = spark.createDataFrame(evaluation.summary, schema=summarize(per_query).schema)
-    return [
+    datasets = [
         Dataset(PER_QUERY_DIR, per_query, sum(row[c.NUM_QUERIES] for row in evaluation.summary)),
         Dataset(SUMMARY_DIR, summary, len(evaluation.summary)),
     ]
+    if config.baseline is not None:
+        datasets.append(Dataset(COMPARISON_DIR, comparison_frame(spark, evaluation.comparison), len(evaluation.comparison)))
+    if config.slices:
+        slices = spark.createDataFrame(evaluation.slices, schema=SLICE_SUMMARY_SCHEMA)
+        datasets.append(Dataset(SLICES_DIR, slices, len(evaluation.slices)))
+    if config.trec_eval_report:
+        datasets += _trec_datasets(per_query, summary, evaluation)
+    return datasets
+
+
+def _trec_datasets(per_query: DataFrame, summary: DataFrame, evaluation: Evaluation) -> list[Dataset]:
+    """One trec_eval -q style text per run: its per-query lines and its 'all' lines."""
+    lines = report_lines(per_query, summary)
+    datasets = []
+    for run in evaluation.run_ids:
+        rows = [row for row in evaluation.summary if row[c.RUN_ID] == run]
+        expected = sum(row[c.NUM_QUERIES] for row in rows) + len(rows)
+        name = f"{TREC_EVAL_DIR}/{c.RUN_ID}={quote(run, safe='')}"
+        datasets.append(Dataset(name, sorted_lines(lines, run), expected, text=True))
+    return datasets

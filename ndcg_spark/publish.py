@@ -92,3 +92,19 @@ def publish(spark: SparkSession, staging: Staging, config: JobConfig, datasets: 
                 staging.fs.delete(info.path)
         published.append(Published(dataset.name, target, dataset.expected_rows))
     return published
+
+
+REPORT_DIR = "report"
+
+
+def page_path(config: JobConfig) -> str:
+    name = "latest" if config.eval_date is None else config.eval_date.isoformat()
+    return f"{config.output.rstrip('/')}/{REPORT_DIR}/{name}.html"
+
+
+def publish_page(staging: Staging, config: JobConfig, page: str) -> Published:
+    """The HTML report: written beside its target under a hidden name, then moved onto it."""
+    path = page_path(config)
+    staging.fs.mkdirs(path.rsplit("/", 1)[0])
+    staging.fs.write_text(path, page)
+    return Published(REPORT_DIR, path, 1)

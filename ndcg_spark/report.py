@@ -3,27 +3,105 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from ndcg_spark import columns as c
+from ndcg_spark import compare as cmp
 from ndcg_spark.pipeline import Evaluation
+from ndcg_spark.slices import SLICE, SLICE_VALUE
 
 LOW_JUDGED_WARNING = 0.5
+MAX_SLICE_LINES = 60
 
 
 def _header(k: int | None) -> str:
     return c.MEASURE_UNCUT if k is None else f"ndcg@{k}"
 
 
+def _aligned(lines: list[Sequence[str]]) -> list[str]:
+    """Columns padded to their widest cell: the first left-aligned, the rest right-aligned."""
+    widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]
+    return [
+        "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(line, widths)))
+        for line in lines
+    ]
+
+
+def _number(value: float | None, digits: int = 4) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _p(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.2e}" if 0 < value < 1e-3 else f"{value:.4f}"
+
+
+def format_comparison(rows: list[dict[str, Any]]) -> str:
+    """One line per compared run and cutoff: both means, the difference and its tests."""
+    if not rows:
+        return ""
+    first = rows[0]
+    header = ["run", "measure", "baseline", "run_mean", "diff", "W/T/L", "p(t)", "p(rand)", "95% CI", "p(t) Holm", "p(rand) Holm"]
+    lines: list[Sequence[str]] = [header]
+    for row in rows:
+        interval = (
+            "-" if row[cmp.CI_LOW] is None else f"[{row[cmp.CI_LOW]:+.4f}, {row[cmp.CI_HIGH]:+.4f}]"
+        )
+        lines.append(
+            [
+                row[c.RUN_ID],
+                _header(row[c.K]),
+                _number(row[cmp.NDCG_BASELINE]),
+                _number(row[cmp.NDCG_RUN]),
+                "-" if row[cmp.MEAN_DIFFERENCE] is None else f"{row[cmp.MEAN_DIFFERENCE]:+.4f}",
+                f"{row[cmp.WINS]}/{row[cmp.TIES]}/{row[cmp.LOSSES]}",
+                _p(row[cmp.P_T]),
+                _p(row[cmp.P_RANDOMIZATION]),
+                interval,
+                _p(row[cmp.P_T_HOLM]),
+                _p(row[cmp.P_RANDOMIZATION_HOLM]),
+            ]
+        )
+    exact = sorted({row[c.RUN_ID] for row in rows if row[cmp.EXACT]})
+    notes = [
+        f"against baseline {first[cmp.BASELINE]}, over the queries scored for both;"
+        f" randomization: {max(row[cmp.PERMUTATIONS] for row in rows)} sign flips,"
+        f" bootstrap: {first[cmp.BOOTSTRAP]} resamples (Poisson), seed {first[cmp.SEED]}",
+    ]
+    if exact:
+        notes.append(f"randomization exact (every sign flip) for: {', '.join(exact)}")
+    return "\n".join([*_aligned(lines), *notes])
+
+
+def format_slices(rows: Sequence[Any]) -> str:
+    """Per slice value and run, NDCG at each cutoff (the first MAX_SLICE_LINES lines)."""
+    if not rows:
+        return ""
+    cutoffs = sorted({row[c.K] for row in rows}, key=lambda k: (k is None, k or 0))
+    groups: dict[tuple[str, str | None, str], dict[int | None, Any]] = {}
+    for row in rows:
+        groups.setdefault((row[SLICE], row[SLICE_VALUE], row[c.RUN_ID]), {})[row[c.K]] = row
+    lines: list[Sequence[str]] = [["slice", "value", "run", *[_header(k) for k in cutoffs], "queries"]]
+    for (name, value, run), by_k in list(groups.items())[:MAX_SLICE_LINES]:
+        queries = max(row[c.NUM_QUERIES] for row in by_k.values())
+        lines.append(
+            [name, "(null)" if value is None else value, run]
+            + [_number(by_k[k][c.NDCG]) if k in by_k else "-" for k in cutoffs]
+            + [str(queries)]
+        )
+    notes = [] if len(groups) <= MAX_SLICE_LINES else [f"... {len(groups) - MAX_SLICE_LINES} more in the slices dataset"]
+    return "\n".join([*_aligned(lines), *notes])
+
+
 def format_table(evaluation: Evaluation) -> str:
     cutoffs: list[int | None] = []
     values: dict[tuple[str, int | None], float] = {}
-    judged: dict[tuple[str, int | None], float | None] = {}
     for row in evaluation.summary:
         key = (row[c.RUN_ID], row[c.K])
         if row[c.K] not in cutoffs:
             cutoffs.append(row[c.K])
         values[key] = row[c.NDCG]
-        judged[key] = row[c.JUDGED_AT_K]
     cutoffs.sort(key=lambda k: (k is None, k or 0))
     runs = [counts.run_id for counts in evaluation.runs]
     header = ["run", *[_header(k) for k in cutoffs], "queries", "missing", "skipped"]
@@ -31,11 +109,7 @@ def format_table(evaluation: Evaluation) -> str:
     for counts in evaluation.runs:
         cells = [f"{values[(counts.run_id, k)]:.4f}" if (counts.run_id, k) in values else "-" for k in cutoffs]
         lines.append([counts.run_id, *cells, str(counts.evaluated), str(counts.missing), str(counts.skipped)])
-    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
-    table = [
-        "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(line, widths)))
-        for line in lines
-    ]
+    table = _aligned(lines)
     notes = [
         f"read {evaluation.judgment_rows} judgment rows ({evaluation.judged_queries} judged queries)"
         f" and {evaluation.result_rows} result rows ({len(runs)} runs)",
@@ -47,10 +121,20 @@ def format_table(evaluation: Evaluation) -> str:
         notes.append(f"lenient: dropped {evaluation.duplicate_judgments_dropped} duplicate judgment rows")
     if evaluation.duplicate_results_dropped:
         notes.append(f"lenient: dropped {evaluation.duplicate_results_dropped} duplicate result rows")
-    for (run, k), fraction in sorted(judged.items(), key=lambda item: (item[0][0], item[0][1] or 0)):
-        if k is not None and fraction is not None and fraction < LOW_JUDGED_WARNING:
-            notes.append(
-                f"warning: run {run}: only {fraction:.0%} of the top {k} is judged on average;"
+    notes += [f"warning: {text}" for text in judged_warnings(evaluation)]
+    return "\n".join([*table, "", *notes])
+
+
+def judged_warnings(evaluation: Evaluation) -> list[str]:
+    """Runs whose top k is less than half judged: their NDCG is mostly a guess about unjudged
+    documents (each counted as non-relevant)."""
+    warnings = []
+    ordered = sorted(evaluation.summary, key=lambda row: (row[c.RUN_ID], row[c.K] is None, row[c.K] or 0))
+    for row in ordered:
+        fraction = row[c.JUDGED_AT_K]
+        if row[c.K] is not None and fraction is not None and fraction < LOW_JUDGED_WARNING:
+            warnings.append(
+                f"run {row[c.RUN_ID]}: only {fraction:.0%} of the top {row[c.K]} is judged on average;"
                 " unjudged documents count as non-relevant"
             )
-    return "\n".join([*table, "", *notes])
+    return warnings

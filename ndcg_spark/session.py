@@ -16,6 +16,8 @@ BASE_CONF = {
 }
 
 
-def session_conf(config: JobConfig) -> dict[str, str]:
-    """The job's settings, then the config file's [spark] table on top."""
-    return {**BASE_CONF, **config.spark_conf}
+def session_conf(config: JobConfig, interactive: bool = False) -> dict[str, str]:
+    """The job's settings, then the config file's [spark] table on top. On a terminal Spark's
+    progress bar is on; in a scheduler's log it would be noise."""
+    progress = {"spark.ui.showConsoleProgress": "true" if interactive else "false"}
+    return {**BASE_CONF, **progress, **config.spark_conf}

@@ -11,6 +11,20 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 RUNS = {"bm25": 0.8, "dense": 0.5, "hybrid": 0.35}  # noise: lower is a better system
+LOCALES = ("en-US", "de-DE", "fr-FR")
+DEVICES = ("mobile", "desktop")
+
+
+def query_metadata(queries: int) -> pa.Table:
+    """What describes each query (for per-slice summaries); every 50th query has no device."""
+    return pa.Table.from_pydict(
+        {
+            "query_id": [f"q{q:04d}" for q in range(queries)],
+            "locale": [LOCALES[q % len(LOCALES)] for q in range(queries)],
+            "device": [None if q % 50 == 7 else DEVICES[(q // 3) % len(DEVICES)] for q in range(queries)],
+        },
+        schema=pa.schema([("query_id", pa.string()), ("locale", pa.string()), ("device", pa.string())]),
+    )
 
 
 def generate(queries: int, depth: int, seed: int) -> tuple[pa.Table, pa.Table]:
@@ -71,7 +85,8 @@ def main() -> None:
     os.makedirs(args.out, exist_ok=True)
     pq.write_table(judgments, os.path.join(args.out, "judgments.parquet"))
     pq.write_table(results, os.path.join(args.out, "results.parquet"))
-    print(f"sample: {judgments.num_rows} judgments, {results.num_rows} results in {args.out}/")
+    pq.write_table(query_metadata(args.queries), os.path.join(args.out, "queries.parquet"))
+    print(f"sample: {judgments.num_rows} judgments, {results.num_rows} results, {args.queries} queries in {args.out}/")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,192 @@
+"""The report for people: one self-contained HTML file per eval date.
+
+Plotly draws the charts: its figures are plain JSON, its JavaScript library is shipped inside the
+Python package and inlined here once, so the file opens with no network, and readers can hover a
+point to read its run, k and value, zoom into a tail of the distribution and hide runs from the
+legend. (Static images from matplotlib would be smaller but give none of that; Vega-Lite via
+Altair needs its JavaScript fetched or another package to inline it; Bokeh would do, with a
+less familiar API.) The cost is about 5 MB of JavaScript per file.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import Any
+
+import plotly.graph_objects as go
+import plotly.io as pio
+from plotly.offline import get_plotlyjs
+
+from ndcg_spark import columns as c
+from ndcg_spark import compare as cmp
+from ndcg_spark.report_data import HISTOGRAM_BINS, QUANTILES, ReportData
+from ndcg_spark.slices import SLICE, SLICE_VALUE
+
+CHART_CLASS = "chart"
+_TEMPLATE = "plotly_white"
+_HEIGHT = 420
+_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1100px; color: #222; }
+h1 { font-size: 1.5rem; } h2 { font-size: 1.2rem; margin-top: 2.2rem; }
+table { border-collapse: collapse; margin: 0.6rem 0; font-size: 0.9rem; }
+th, td { border-bottom: 1px solid #ddd; padding: 0.25rem 0.6rem; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+.warning { color: #a40; } .note { color: #555; font-size: 0.9rem; }
+"""
+
+
+def _k_label(k: int | None) -> str:
+    return c.MEASURE_UNCUT if k is None else f"ndcg@{k}"
+
+
+def _number(value: float | None, digits: int = 4) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    head = "".join(f"<th>{html.escape(str(cell))}</th>" for cell in header)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(str(cell))}</td>" for cell in row) + "</tr>" for row in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _chart(figure: go.Figure, chart_id: str) -> str:
+    figure.update_layout(template=_TEMPLATE, height=_HEIGHT, margin={"l": 60, "r": 20, "t": 40, "b": 50})
+    inner = pio.to_html(figure, include_plotlyjs=False, full_html=False, div_id=chart_id)
+    return f'<div class="{CHART_CLASS}">{inner}</div>'
+
+
+def _runs(data: ReportData) -> list[str]:
+    return sorted({row[c.RUN_ID] for row in data.summary})
+
+
+def _summary_section(data: ReportData) -> str:
+    cutoffs = sorted({row[c.K] for row in data.summary}, key=lambda k: (k is None, k or 0))
+    values = {(row[c.RUN_ID], row[c.K]): row for row in data.summary}
+    rows = []
+    for run in _runs(data):
+        cells = [_number(values[(run, k)][c.NDCG]) if (run, k) in values else "-" for k in cutoffs]
+        judged = values.get((run, data.k))
+        queries = max(row[c.NUM_QUERIES] for (r, _), row in values.items() if r == run)
+        rows.append([run, *cells, queries, _number(judged[c.JUDGED_AT_K], 2) if judged else "-"])
+    header = ["run", *[_k_label(k) for k in cutoffs], "queries", f"judged@{data.k}"]
+    return "<h2>NDCG by run and cutoff</h2>" + _table(header, rows)
+
+
+def _by_k_chart(data: ReportData) -> str:
+    figure = go.Figure()
+    for run in _runs(data):
+        points = sorted((row[c.K], row[c.NDCG]) for row in data.summary if row[c.RUN_ID] == run and row[c.K] is not None)
+        figure.add_trace(go.Scatter(x=[k for k, _ in points], y=[v for _, v in points], mode="lines+markers", name=run))
+    figure.update_layout(xaxis_title="k", yaxis_title="mean NDCG@k")
+    return "<h2>NDCG@k against k</h2>" + _chart(figure, "ndcg-by-k")
+
+
+def _distribution_chart(data: ReportData) -> str:
+    width = 1.0 / HISTOGRAM_BINS
+    figure = go.Figure()
+    for run in _runs(data):
+        counts = data.histogram.get(run, [0] * HISTOGRAM_BINS)
+        total = sum(counts) or 1
+        figure.add_trace(
+            go.Bar(x=[(i + 0.5) * width for i in range(HISTOGRAM_BINS)], y=[n / total for n in counts], name=run, width=width * 0.9 / max(1, len(_runs(data))))
+        )
+    figure.update_layout(barmode="group", xaxis_title=f"NDCG@{data.k} of a query", yaxis_title="share of queries")
+    return f"<h2>Distribution of per-query NDCG@{data.k}</h2>" + _chart(figure, "distribution")
+
+
+def _differences_section(data: ReportData) -> str:
+    if not data.baseline or not data.differences:
+        return ""
+    figure = go.Figure()
+    for run, quantiles in sorted(data.differences.items()):
+        figure.add_trace(
+            go.Scatter(x=[100 * i / QUANTILES for i in range(len(quantiles))], y=quantiles, mode="lines", name=run)
+        )
+    figure.add_hline(y=0, line_color="#888")
+    figure.update_layout(
+        xaxis_title="queries, sorted by difference (percentile)",
+        yaxis_title=f"NDCG@{data.k} run - {data.baseline}",
+    )
+    parts = [
+        f"<h2>Per-query differences against {html.escape(data.baseline)}, sorted</h2>",
+        _chart(figure, "differences"),
+    ]
+    for run in sorted(data.differences):
+        wins, losses = data.wins.get(run, []), data.losses.get(run, [])
+        parts.append(f"<h3>{html.escape(run)}: biggest wins and losses at k={data.k}</h3>")
+        rows = [
+            [wins[i][0] if i < len(wins) else "", _number(wins[i][1]) if i < len(wins) else "",
+             losses[i][0] if i < len(losses) else "", _number(losses[i][1]) if i < len(losses) else ""]
+            for i in range(max(len(wins), len(losses)))
+        ]
+        parts.append(_table(["win: query", "difference", "loss: query", "difference"], rows) if rows else "<p class='note'>no differences</p>")
+    return "".join(parts)
+
+
+def _comparison_section(data: ReportData) -> str:
+    if not data.comparison:
+        return ""
+    rows = [
+        [
+            row[c.RUN_ID],
+            _k_label(row[c.K]),
+            row[cmp.NUM_QUERIES],
+            _number(row[cmp.NDCG_BASELINE]),
+            _number(row[cmp.NDCG_RUN]),
+            "-" if row[cmp.MEAN_DIFFERENCE] is None else f"{row[cmp.MEAN_DIFFERENCE]:+.4f}",
+            f"{row[cmp.WINS]}/{row[cmp.TIES]}/{row[cmp.LOSSES]}",
+            _number(row[cmp.P_T]),
+            _number(row[cmp.P_T_HOLM]),
+            _number(row[cmp.P_RANDOMIZATION]),
+            _number(row[cmp.P_RANDOMIZATION_HOLM]),
+            "-" if row[cmp.CI_LOW] is None else f"[{row[cmp.CI_LOW]:+.4f}, {row[cmp.CI_HIGH]:+.4f}]",
+        ]
+        for row in data.comparison
+    ]
+    header = ["run", "measure", "queries", "baseline", "run", "diff", "W/T/L", "p(t)", "Holm", "p(rand)", "Holm", "95% CI"]
+    return f"<h2>Against the baseline {html.escape(data.baseline or '')}</h2>" + _table(header, rows)
+
+
+def _trend_chart(data: ReportData) -> str:
+    figure = go.Figure()
+    for run in sorted({run for _, run, _ in data.trend}):
+        points = [(date, value) for date, r, value in data.trend if r == run]
+        figure.add_trace(go.Scatter(x=[d for d, _ in points], y=[v for _, v in points], mode="lines+markers", name=run))
+    figure.update_layout(xaxis_title="eval date", yaxis_title=f"mean NDCG@{data.k}", xaxis_type="category")
+    return f"<h2>NDCG@{data.k} across eval dates</h2>" + _chart(figure, "trend")
+
+
+def _slices_section(data: ReportData) -> str:
+    rows = [
+        [row[SLICE], "(null)" if row[SLICE_VALUE] is None else row[SLICE_VALUE], row[c.RUN_ID], _number(row[c.NDCG]), row[c.NUM_QUERIES]]
+        for row in data.slices
+        if row[c.MEASURE] == c.MEASURE_CUT and row[c.K] == data.k
+    ]
+    if not rows:
+        return ""
+    return f"<h2>NDCG@{data.k} by slice</h2>" + _table(["slice", "value", "run", f"ndcg@{data.k}", "queries"], rows)
+
+
+def render(data: ReportData) -> str:
+    warnings = "".join(f'<p class="warning">{html.escape(text)}</p>' for text in data.warnings)
+    body = "".join(
+        [
+            f"<h1>ndcg-spark report: {html.escape(data.title)}</h1>",
+            warnings,
+            _summary_section(data),
+            _by_k_chart(data),
+            _distribution_chart(data),
+            _comparison_section(data),
+            _differences_section(data),
+            _trend_chart(data),
+            _slices_section(data),
+        ]
+    )
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f"<title>ndcg-spark {html.escape(data.title)}</title><style>{_STYLE}</style>"
+        f"<script>{get_plotlyjs()}</script></head><body>{body}</body></html>\n"
+    )

@@ -1,0 +1,84 @@
+"""Progress for people and for machines: on a terminal, Spark's console progress bar and one
+readable line per step of the job; elsewhere (a scheduler's log), no progress bar and one JSON
+object per line, the same steps with the same counts."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import IO, Any
+
+from ndcg_spark.config import LOG_AUTO, LOG_JSON, LOG_TEXT
+
+LOGGER = "ndcg_spark"
+_FIELDS = "fields"
+
+
+def resolve(log_format: str, stream: IO[str]) -> str:
+    """auto: text when the stream is a terminal, JSON otherwise."""
+    if log_format != LOG_AUTO:
+        return log_format
+    return LOG_TEXT if stream.isatty() else LOG_JSON
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "time": dt.datetime.fromtimestamp(record.created, tz=dt.timezone.utc).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        entry.update(getattr(record, _FIELDS, {}))
+        return json.dumps(entry, default=str)
+
+
+class TextFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        stamp = dt.datetime.fromtimestamp(record.created).strftime("%H:%M:%S")
+        return f"{stamp} ndcg-spark: {record.getMessage()}"
+
+
+def configure(log_format: str, stream: IO[str] | None = None) -> str:
+    """Set up the job's logger (INFO, one handler); returns the format in force."""
+    stream = stream if stream is not None else sys.stderr
+    chosen = resolve(log_format, stream)
+    logger = logging.getLogger(LOGGER)
+    logger.handlers.clear()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(JsonFormatter() if chosen == LOG_JSON else TextFormatter())
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+    return chosen
+
+
+def _readable(fields: dict[str, Any]) -> str:
+    parts = []
+    for key, value in fields.items():
+        shown = f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
+        parts.append(f"{key.replace('_', ' ')} {shown}")
+    return ", ".join(parts)
+
+
+def log_step(name: str, seconds: float, **fields: Any) -> None:
+    """One line for a finished step: its name, how long it took, and its counts."""
+    entry = {"step": name, "seconds": round(seconds, 2), **fields}
+    detail = _readable(fields)
+    logging.getLogger(LOGGER).info(
+        f"{name} done in {seconds:.1f} s" + (f": {detail}" if detail else ""), extra={_FIELDS: entry}
+    )
+
+
+@contextmanager
+def step(name: str) -> Iterator[dict[str, Any]]:
+    """Times a step; the caller fills the yielded dict with the counts to log."""
+    fields: dict[str, Any] = {}
+    started = time.monotonic()
+    yield fields
+    log_step(name, time.monotonic() - started, **fields)

@@ -1,0 +1,132 @@
+"""What the HTML report shows, reduced in Spark to a few hundred numbers per run: a histogram
+of per-query NDCG, quantiles of the per-query differences against the baseline and the biggest
+wins and losses, and each run's history from the summaries already published."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyspark.errors import PySparkException
+from pyspark.sql import DataFrame, SparkSession, Window
+from pyspark.sql import functions as F
+
+from ndcg_spark import columns as c
+from ndcg_spark.compare import Cutoff, paired
+from ndcg_spark.config import JobConfig
+from ndcg_spark.pipeline import SUMMARY_DIR, Evaluation
+
+HISTOGRAM_BINS = 20
+QUANTILES = 200  # points on the sorted-differences curve
+QUANTILE_ACCURACY = 100_000  # percentile_approx: exact below this many queries
+EXTREMES = 10  # wins and losses named per run
+TREND_K = 10
+LATEST = "latest"
+_BIN = "_bin"
+_PLACE = "_place"
+
+
+@dataclass(frozen=True)
+class ReportData:
+    title: str
+    k: int
+    summary: list[dict[str, Any]]
+    comparison: list[dict[str, Any]]
+    slices: list[dict[str, Any]]
+    histogram: dict[str, list[int]]  # run -> query counts per bin of width 1/HISTOGRAM_BINS
+    baseline: str | None = None
+    differences: dict[str, list[float]] = field(default_factory=dict)  # run -> quantiles
+    wins: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
+    losses: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
+    trend: list[tuple[str, str, float]] = field(default_factory=list)  # (date, run, ndcg@k)
+    warnings: list[str] = field(default_factory=list)
+
+
+def report_k(ks: tuple[int, ...]) -> int:
+    """The cutoff the charts of a single k use: 10 when evaluated (the usual headline), else the
+    smallest."""
+    return TREND_K if TREND_K in ks else min(ks)
+
+
+def _at(per_query: DataFrame, k: int) -> DataFrame:
+    return per_query.filter((F.col(c.MEASURE) == c.MEASURE_CUT) & (F.col(c.K) == k))
+
+
+def _histogram(per_query: DataFrame, k: int) -> dict[str, list[int]]:
+    bin_of = F.least(F.floor(F.col(c.NDCG) * HISTOGRAM_BINS), F.lit(HISTOGRAM_BINS - 1)).cast("int")
+    counts: dict[str, list[int]] = {}
+    for row in _at(per_query, k).groupBy(c.RUN_ID, bin_of.alias(_BIN)).count().collect():
+        counts.setdefault(row[c.RUN_ID], [0] * HISTOGRAM_BINS)[row[_BIN]] = row["count"]
+    return counts
+
+
+def _differences(per_query: DataFrame, baseline: str, k: int) -> tuple[dict, dict, dict]:
+    pairs = paired(per_query, baseline, [Cutoff(c.MEASURE_CUT, k)])
+    d = f"d_{k}"
+    points = [i / QUANTILES for i in range(QUANTILES + 1)]
+    quantiles = {
+        row[c.RUN_ID]: row["q"]
+        for row in pairs.groupBy(c.RUN_ID)
+        .agg(F.percentile_approx(d, points, QUANTILE_ACCURACY).alias("q"))
+        .collect()
+    }
+    wins: dict[str, list[tuple[str, float]]] = {}
+    losses: dict[str, list[tuple[str, float]]] = {}
+    for target, order in ((wins, F.col(d).desc()), (losses, F.col(d).asc())):
+        place = F.row_number().over(Window.partitionBy(c.RUN_ID).orderBy(order, F.col(c.QUERY_ID)))
+        extremes = (
+            pairs.filter(F.col(d) > 0 if target is wins else F.col(d) < 0)
+            .withColumn(_PLACE, place)
+            .filter(F.col(_PLACE) <= EXTREMES)
+            .orderBy(c.RUN_ID, _PLACE)
+            .collect()
+        )
+        for row in extremes:
+            target.setdefault(row[c.RUN_ID], []).append((row[c.QUERY_ID], row[d]))
+    return quantiles, wins, losses
+
+
+def _trend(spark: SparkSession, config: JobConfig, evaluation: Evaluation, k: int) -> list[tuple[str, str, float]]:
+    """NDCG@k per run for every eval date already published, with today's values in place of
+    any published for this date."""
+    today = config.eval_date.isoformat() if config.eval_date else LATEST
+    points = [
+        (today, row[c.RUN_ID], row[c.NDCG])
+        for row in evaluation.summary
+        if row[c.MEASURE] == c.MEASURE_CUT and row[c.K] == k and row[c.NDCG] is not None
+    ]
+    if config.eval_date is None:
+        return points
+    folder = f"{config.output.rstrip('/')}/{SUMMARY_DIR}"
+    try:
+        history = (
+            spark.read.option("basePath", folder)
+            .parquet(f"{folder}/{c.EVAL_DATE}=*")
+            .filter((F.col(c.MEASURE) == c.MEASURE_CUT) & (F.col(c.K) == k))
+            .select(F.col(c.EVAL_DATE).cast("string").alias(c.EVAL_DATE), c.RUN_ID, c.NDCG)
+            .filter(F.col(c.EVAL_DATE) != today)
+            .collect()
+        )
+    except PySparkException:  # nothing published yet
+        history = []
+    points += [(row[c.EVAL_DATE], row[c.RUN_ID], row[c.NDCG]) for row in history if row[c.NDCG] is not None]
+    return sorted(points)
+
+
+def gather(spark: SparkSession, config: JobConfig, per_query: DataFrame, evaluation: Evaluation, warnings: list[str]) -> ReportData:
+    k = report_k(config.ks)
+    data = ReportData(
+        title=config.eval_date.isoformat() if config.eval_date else LATEST,
+        k=k,
+        summary=[row.asDict() for row in evaluation.summary],
+        comparison=evaluation.comparison,
+        slices=[row.asDict() for row in evaluation.slices],
+        histogram=_histogram(per_query, k),
+        baseline=config.baseline,
+        trend=_trend(spark, config, evaluation, k),
+        warnings=warnings,
+    )
+    if config.baseline is None:
+        return data
+    quantiles, wins, losses = _differences(per_query, config.baseline, k)
+    return ReportData(**{**data.__dict__, "differences": quantiles, "wins": wins, "losses": losses})

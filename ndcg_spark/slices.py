@@ -1,0 +1,101 @@
+"""Per-slice summaries: the overall mean broken down by columns that describe a query (locale,
+device, traffic segment), read from the results or from a query-metadata Parquet.
+
+A slice value belongs to a query, not to a row: a query with two values of a slice column would
+be counted in two slices, so it is refused. A query without a value is summarized under NULL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from ndcg_spark import columns as c
+from ndcg_spark.config import FORMAT_TREC, JobConfig
+from ndcg_spark.errors import ConfigError, InputError
+from ndcg_spark.inputs import RESULTS, read_parquet
+from ndcg_spark.metrics import exact_mean
+
+QUERY_METADATA = "query_metadata"
+SLICE = "slice"
+SLICE_VALUE = "slice_value"
+SLICE_SUMMARY_COLUMNS = (SLICE, SLICE_VALUE, c.RUN_ID, c.MEASURE, c.K, c.NDCG, c.NUM_QUERIES, c.JUDGED_AT_K)
+SLICE_SUMMARY_SCHEMA = (
+    f"{SLICE} string, {SLICE_VALUE} string, {c.RUN_ID} string, {c.MEASURE} string, {c.K} int,"
+    f" {c.NDCG} double, {c.NUM_QUERIES} bigint, {c.JUDGED_AT_K} double"
+)
+_VALUES = "_values"
+_ROWS = "_rows"
+
+
+def slice_source(spark: SparkSession, config: JobConfig) -> tuple[str, str, DataFrame]:
+    """(label, path, frame) holding the query id and the slice columns; schema checked now."""
+    if config.query_metadata is not None:
+        label, path = QUERY_METADATA, config.query_metadata
+    elif config.results_format == FORMAT_TREC:
+        raise ConfigError("slices need --query-metadata when the results are a TREC run file (it has no such columns)")
+    else:
+        label, path = RESULTS, config.results
+    frame = read_parquet(spark, path, label)
+    wanted = [config.columns.query_id, *config.slices]
+    missing = [name for name in wanted if name not in frame.columns]
+    if missing:
+        raise InputError(
+            f"{label} {path}: missing slice column(s) {', '.join(repr(m) for m in missing)}"
+            f" (found: {', '.join(frame.columns)})"
+        )
+    selected = frame.select(
+        F.col(config.columns.query_id).cast(T.StringType()).alias(c.QUERY_ID),
+        *[F.col(name).cast(T.StringType()).alias(name) for name in config.slices],
+    )
+    return label, path, selected
+
+
+def query_slices(label: str, path: str, frame: DataFrame, slices: Sequence[str]) -> DataFrame:
+    """One row per query with its slice values; refuses a query with two values of a slice (or,
+    in query metadata, two rows)."""
+    per_query = frame.groupBy(c.QUERY_ID).agg(
+        F.count(F.lit(1)).alias(_ROWS),
+        *[F.count_distinct(F.col(name)).alias(f"{_VALUES}_{i}") for i, name in enumerate(slices)],
+        *[F.max(F.col(name)).alias(name) for name in slices],
+    )
+    checks = [F.sum(F.when(F.col(f"{_VALUES}_{i}") > 1, 1).otherwise(0)) for i in range(len(slices))]
+    checks.append(F.sum(F.when(F.col(_ROWS) > 1, 1).otherwise(0)))
+    counts = per_query.agg(*[check.alias(f"check_{i}") for i, check in enumerate(checks)]).collect()[0]
+    for i, name in enumerate(slices):
+        if counts[i]:
+            raise InputError(f"{label} {path}: column '{name}': {counts[i]} queries have more than one value")
+    if label == QUERY_METADATA and counts[len(slices)]:
+        raise InputError(f"{label} {path}: {counts[len(slices)]} queries appear on more than one row")
+    return per_query.select(c.QUERY_ID, *[F.col(name).alias(_slice_column(i)) for i, name in enumerate(slices)])
+
+
+def _slice_column(index: int) -> str:
+    """Slice values under internal names, so that a slice column named like a report column
+    (k, measure, ...) cannot clash in the join."""
+    return f"_slice_{index}"
+
+
+def slice_summary(per_query: DataFrame, query_slices_frame: DataFrame, slices: Sequence[str]) -> DataFrame:
+    """The summary's means per (slice column, value, run, cutoff)."""
+    pairs = F.array(
+        *[
+            F.struct(F.lit(name).alias(SLICE), F.col(_slice_column(i)).alias(SLICE_VALUE))
+            for i, name in enumerate(slices)
+        ]
+    )
+    return (
+        per_query.join(query_slices_frame, on=c.QUERY_ID, how="left")
+        .select(c.RUN_ID, c.MEASURE, c.K, c.NDCG, c.JUDGED_AT_K, F.explode(pairs).alias("_slice"))
+        .select("*", "_slice.*")
+        .groupBy(SLICE, SLICE_VALUE, c.RUN_ID, c.MEASURE, c.K)
+        .agg(
+            exact_mean(F.col(c.NDCG)).alias(c.NDCG),
+            F.count(F.lit(1)).alias(c.NUM_QUERIES),
+            exact_mean(F.col(c.JUDGED_AT_K)).alias(c.JUDGED_AT_K),
+        )
+        .select(*SLICE_SUMMARY_COLUMNS)
+    )
