@@ -11,8 +11,7 @@ from pyspark.sql import SparkSession
 
 from ndcg_spark import manifest, progress
 from ndcg_spark.config import LOG_TEXT, JobConfig, parse_args
-from ndcg_spark.errors import EXIT_FAILURE, EXIT_OK, NdcgSparkError
-from ndcg_spark.html_report import render
+from ndcg_spark.errors import EXIT_FAILURE, EXIT_OK, ConfigError, NdcgSparkError
 from ndcg_spark.pipeline import evaluate, report_datasets
 from ndcg_spark.publish import publish, publish_page
 from ndcg_spark.report import format_comparison, format_slices, format_table, judged_warnings
@@ -36,6 +35,17 @@ def one_line(error: BaseException) -> str:
     return f"{type(error).__name__}: {lines[0] if lines else ''}"
 
 
+def html_report():  # noqa: ANN201 - the module
+    """Imported only when a report is asked for: plotly is needed on the driver for it alone."""
+    try:
+        from ndcg_spark import html_report as module
+    except ImportError as error:
+        raise ConfigError(
+            f"the HTML report needs plotly on the driver ({error}): pip install plotly, or pass --no-html-report"
+        ) from None
+    return module
+
+
 def build_session(config: JobConfig, interactive: bool) -> SparkSession:
     builder = SparkSession.builder.appName("ndcg-spark")
     for key, value in session_conf(config, interactive).items():
@@ -54,7 +64,7 @@ def run(config: JobConfig, interactive: bool) -> None:
         page = None
         if config.html_report:
             with progress.step("html report") as counts:
-                page = render(gather(spark, config, per_query, evaluation, judged_warnings(evaluation)))
+                page = html_report().render(gather(spark, config, per_query, evaluation, judged_warnings(evaluation)))
                 counts.update(bytes=len(page))
         with progress.step("publish") as counts:
             published = publish(spark, staging, config, datasets)

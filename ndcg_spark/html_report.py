@@ -44,6 +44,12 @@ def _number(value: float | None, digits: int = 4) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
+def _p(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.2e}" if 0 < value < 1e-3 else f"{value:.4f}"
+
+
 def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     head = "".join(f"<th>{html.escape(str(cell))}</th>" for cell in header)
     body = "".join(
@@ -138,10 +144,10 @@ def _comparison_section(data: ReportData) -> str:
             _number(row[cmp.NDCG_RUN]),
             "-" if row[cmp.MEAN_DIFFERENCE] is None else f"{row[cmp.MEAN_DIFFERENCE]:+.4f}",
             f"{row[cmp.WINS]}/{row[cmp.TIES]}/{row[cmp.LOSSES]}",
-            _number(row[cmp.P_T]),
-            _number(row[cmp.P_T_HOLM]),
-            _number(row[cmp.P_RANDOMIZATION]),
-            _number(row[cmp.P_RANDOMIZATION_HOLM]),
+            _p(row[cmp.P_T]),
+            _p(row[cmp.P_T_HOLM]),
+            _p(row[cmp.P_RANDOMIZATION]),
+            _p(row[cmp.P_RANDOMIZATION_HOLM]),
             "-" if row[cmp.CI_LOW] is None else f"[{row[cmp.CI_LOW]:+.4f}, {row[cmp.CI_HIGH]:+.4f}]",
         ]
         for row in data.comparison

@@ -185,3 +185,28 @@ def sorted_lines(lines: DataFrame, run_id: str) -> DataFrame:
         .orderBy("block", "sort_query", F.col("sort_k").asc_nulls_first())
         .select(LINE)
     )
+
+
+def qrels_lines(judgments: DataFrame) -> DataFrame:
+    """Canonical judgments as qrels lines, in (query_id, doc_id) order."""
+    return judgments.orderBy(c.QUERY_ID, c.DOC_ID).select(
+        F.concat_ws(
+            " ", F.col(c.QUERY_ID), F.lit("0"), F.col(c.DOC_ID), F.col(c.RELEVANCE).cast(T.LongType()).cast(T.StringType())
+        ).alias(LINE)
+    )
+
+
+def run_lines(results: DataFrame) -> DataFrame:
+    """Canonical results as run lines, per run and query in rank order. Scores are printed in
+    the shortest form that reads back as the same double, so a round trip changes no ranking."""
+    return results.orderBy(c.RUN_ID, c.QUERY_ID, c.RANK, F.col(c.SCORE).desc(), F.col(c.DOC_ID).desc()).select(
+        F.concat_ws(
+            "\t",
+            F.col(c.QUERY_ID),
+            F.lit("Q0"),
+            F.col(c.DOC_ID),
+            F.col(c.RANK).cast(T.StringType()),
+            F.col(c.SCORE).cast(T.StringType()),
+            F.col(c.RUN_ID),
+        ).alias(LINE)
+    )

@@ -39,6 +39,11 @@ def inputs(tmp_path: Path) -> tuple[str, str]:
     )
 
 
+def error_lines(err: str) -> list[str]:
+    """stderr without the step logs (JSON lines when not on a terminal): what a person reads."""
+    return [line for line in err.strip().splitlines() if not line.startswith('{"time"')]
+
+
 def run_job(judgments: str, results: str, output: str, *extra: str) -> int:
     return main(["--judgments", judgments, "--results", results, "--output", output, *extra])
 
@@ -175,7 +180,7 @@ def test_other_failures_exit_1_with_one_line(tmp_path: Path, capsys, inputs) -> 
     blocker = tmp_path / "file-not-folder"
     blocker.write_text("an output path under a plain file cannot be created")
     assert run_job(*inputs, str(blocker / "out")) == 1
-    err = capsys.readouterr().err.strip()
+    err = "\n".join(error_lines(capsys.readouterr().err))
     assert err.startswith("ndcg-spark: failed: ") and len(err.splitlines()) == 1
 
 
@@ -216,7 +221,7 @@ def test_lenient_duplicates_are_opt_in_and_counted(spark: SparkSession, tmp_path
 def test_bad_k_is_a_usage_error(tmp_path: Path, capsys, inputs, k: str) -> None:
     output = tmp_path / "out"
     assert run_job(*inputs, str(output), f"--k={k}") == EXIT_USAGE
-    err = capsys.readouterr().err.strip()
+    err = "\n".join(error_lines(capsys.readouterr().err))
     assert "k must be" in err and len(err.splitlines()) == 1
     assert not output.exists()
 

@@ -10,7 +10,7 @@ import pyarrow as pa
 import pytest
 
 from ndcg_spark.errors import EXIT_INPUT_REJECTED, EXIT_OK, EXIT_USAGE
-from tests.test_job import JUDGMENTS, RESULTS, write
+from tests.test_job import JUDGMENTS, RESULTS, error_lines, write
 from tests.test_publish import _run, _snapshot
 
 NINE_SCORES = [3.0, 2.0, 1.0, 1.0, 5.0, 3.0, 2.0, 2.0, 1.0]
@@ -81,7 +81,7 @@ def previous(tmp_path: Path) -> tuple[Path, dict[str, str]]:
 
 def _refused(capsys, output: Path, before: dict[str, str], judgments: str, results: str, *extra: str) -> str:
     code = _run(judgments, results, output, "--eval-date", "2026-12-01", *extra)
-    err = capsys.readouterr().err.strip()
+    err = "\n".join(error_lines(capsys.readouterr().err))
     assert len(err.splitlines()) == 1 and err.startswith("ndcg-spark: ") and "Traceback" not in err, err
     assert _snapshot(output) == before, "the previous report changed"
     return f"{code} {err}"

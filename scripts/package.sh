@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Builds what a cluster needs, in dist/:
+#   ndcg_spark-VERSION-py3-none-any.whl  pip install it into the driver's Python (brings pyarrow
+#                                        and plotly; executors need nothing: the job runs no
+#                                        Python on them)
+#   ndcg_spark.zip                       the library alone, for spark-submit --py-files
+#   evaluate_ndcg.py, convert_trec.py    the entry points spark-submit is given
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh >/dev/null
+rm -rf dist build
+.venv/bin/python -m pip wheel --quiet --no-deps --wheel-dir dist .
+rm -rf build ./*.egg-info
+.venv/bin/python - <<'PY'
+import pathlib
+import zipfile
+
+with zipfile.ZipFile("dist/ndcg_spark.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+    for path in sorted(pathlib.Path("ndcg_spark").rglob("*.py")):
+        archive.write(path, path.as_posix())
+PY
+cp jobs/evaluate_ndcg.py jobs/convert_trec.py dist/
+echo "package: $(cd dist && ls | tr '\n' ' ')"

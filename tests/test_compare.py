@@ -1,0 +1,150 @@
+"""The comparison against a baseline, checked against scipy on the same per-query values."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from pyspark.sql import DataFrame, SparkSession
+from scipy import stats
+
+from ndcg_spark import columns as c
+from ndcg_spark import compare as cmp
+from ndcg_spark.errors import ConfigError
+from ndcg_spark.stats import holm, paired_t, t_two_sided_p
+
+PER_QUERY_DDL = "run_id string, query_id string, measure string, k int, ndcg double"
+CUTOFFS = [cmp.Cutoff(c.MEASURE_CUT, 10), cmp.Cutoff(c.MEASURE_UNCUT, None)]
+
+
+def per_query(spark: SparkSession, values: dict[str, np.ndarray], partitions: int = 3) -> DataFrame:
+    """Per-query rows of several runs; the uncut value is the k=10 value halved (any second
+    cutoff will do), so both cutoffs are checked."""
+    rows = []
+    for run, array in values.items():
+        for i, value in enumerate(array):
+            rows.append((run, f"q{i:05d}", c.MEASURE_CUT, 10, float(value)))
+            rows.append((run, f"q{i:05d}", c.MEASURE_UNCUT, None, float(value) / 2))
+    return spark.createDataFrame(rows, PER_QUERY_DDL).repartition(partitions)
+
+
+def run_compare(spark, values, permutations=1000, bootstrap=1000, seed=42, partitions=3):
+    frame = per_query(spark, values, partitions)
+    return cmp.compare(spark, frame, "base", list(values), CUTOFFS, cmp.Resampling(permutations, bootstrap, seed))
+
+
+def row_for(rows, run: str, k: int | None):
+    return next(row for row in rows if row[c.RUN_ID] == run and row[c.K] == k)
+
+
+@pytest.fixture(scope="module")
+def values() -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(11)
+    base = rng.random(400)
+    return {
+        "base": base,
+        "better": np.clip(base + rng.normal(0.04, 0.2, 400), 0, 1),
+        "same": np.clip(base + rng.normal(0.0, 0.2, 400), 0, 1),
+    }
+
+
+def test_means_counts_and_t_test_equal_scipy(spark: SparkSession, values) -> None:
+    rows = run_compare(spark, values, permutations=200, bootstrap=200)
+    assert [(row[c.RUN_ID], row[c.K]) for row in rows] == [("better", 10), ("better", None), ("same", 10), ("same", None)]
+    for run in ("better", "same"):
+        for k, scale in ((10, 1.0), (None, 0.5)):
+            row = row_for(rows, run, k)
+            a, b = values[run] * scale, values["base"] * scale
+            d = a - b
+            expected = stats.ttest_rel(a, b)
+            assert row[cmp.NUM_QUERIES] == len(a)
+            assert row[cmp.NDCG_RUN] == pytest.approx(a.mean(), rel=1e-12)
+            assert row[cmp.NDCG_BASELINE] == pytest.approx(b.mean(), rel=1e-12)
+            assert row[cmp.MEAN_DIFFERENCE] == pytest.approx(d.mean(), rel=1e-9, abs=1e-15)
+            assert (row[cmp.WINS], row[cmp.TIES], row[cmp.LOSSES]) == (
+                int((d > 0).sum()), int((d == 0).sum()), int((d < 0).sum()))
+            assert row[cmp.T_STATISTIC] == pytest.approx(expected.statistic, rel=1e-9)
+            assert row[cmp.P_T] == pytest.approx(expected.pvalue, rel=1e-8)
+
+
+def test_exact_randomization_equals_scipy_exact_test(spark: SparkSession) -> None:
+    """2^9 = 512 sign patterns <= 1000 draws: every pattern is enumerated, as scipy does."""
+    rng = np.random.default_rng(5)
+    base = rng.random(9)
+    run = np.clip(base + rng.normal(0.1, 0.15, 9), 0, 1)
+    rows = run_compare(spark, {"base": base, "run": run}, permutations=1000)
+    row = row_for(rows, "run", 10)
+    expected = stats.permutation_test(
+        (run, base), lambda x, y, axis: np.mean(x - y, axis=axis), permutation_type="samples",
+        vectorized=True, n_resamples=np.inf,
+    )
+    assert row[cmp.EXACT] is True and row[cmp.PERMUTATIONS] == 512
+    assert row[cmp.P_RANDOMIZATION] == expected.pvalue
+
+
+def test_random_randomization_and_bootstrap_agree_with_scipy(spark: SparkSession, values) -> None:
+    """Random draws differ between implementations: the p-value within its Monte Carlo error
+    (4 standard errors at 4000 draws), the interval ends within a tenth of the standard error."""
+    draws = 4000
+    rows = run_compare(spark, values, permutations=draws, bootstrap=draws)
+    for run in ("better", "same"):
+        row = row_for(rows, run, 10)
+        a, b = values[run], values["base"]
+        expected = stats.permutation_test(
+            (a, b), lambda x, y, axis: np.mean(x - y, axis=axis), permutation_type="samples",
+            vectorized=True, n_resamples=20000, random_state=1,
+        ).pvalue
+        error = math.sqrt(max(expected * (1 - expected), 1e-4) / draws)
+        assert row[cmp.EXACT] is False and row[cmp.PERMUTATIONS] == draws
+        assert abs(row[cmp.P_RANDOMIZATION] - expected) < 4 * error + 0.005
+        interval = stats.bootstrap((a - b,), np.mean, method="percentile", n_resamples=20000, random_state=1)
+        se = (a - b).std(ddof=1) / math.sqrt(len(a))
+        assert row[cmp.CI_LOW] == pytest.approx(interval.confidence_interval.low, abs=0.1 * se)
+        assert row[cmp.CI_HIGH] == pytest.approx(interval.confidence_interval.high, abs=0.1 * se)
+        assert row[cmp.CI_LOW] < row[cmp.MEAN_DIFFERENCE] < row[cmp.CI_HIGH]
+
+
+def test_holm_across_runs(spark: SparkSession, values) -> None:
+    rows = run_compare(spark, values, permutations=200, bootstrap=200)
+    for k in (10, None):
+        group = [row_for(rows, run, k) for run in ("better", "same")]
+        for raw, adjusted in ((cmp.P_T, cmp.P_T_HOLM), (cmp.P_RANDOMIZATION, cmp.P_RANDOMIZATION_HOLM)):
+            low, high = sorted(row[raw] for row in group)
+            by_p = sorted(group, key=lambda row: row[raw])
+            assert by_p[0][adjusted] == pytest.approx(min(1.0, 2 * low))
+            assert by_p[1][adjusted] == pytest.approx(max(min(1.0, 2 * low), high))
+
+
+def test_same_seed_same_numbers_whatever_the_partitioning(spark: SparkSession, values) -> None:
+    first = run_compare(spark, values, permutations=300, bootstrap=300, partitions=1)
+    second = run_compare(spark, values, permutations=300, bootstrap=300, partitions=7)
+    other_seed = run_compare(spark, values, permutations=300, bootstrap=300, seed=7)
+    assert first == second
+    assert [row[cmp.CI_LOW] for row in first] != [row[cmp.CI_LOW] for row in other_seed]
+
+
+def test_only_queries_scored_for_both_are_paired(spark: SparkSession) -> None:
+    base = np.array([0.5, 0.2, 0.9])
+    rows = run_compare(spark, {"base": base, "run": np.array([0.7, 0.2])}, permutations=100)
+    row = row_for(rows, "run", 10)
+    assert row[cmp.NUM_QUERIES] == 2
+    assert (row[cmp.WINS], row[cmp.TIES], row[cmp.LOSSES]) == (1, 1, 0)
+    assert row[cmp.NDCG_BASELINE] == pytest.approx(0.35)
+
+
+def test_unknown_baseline_is_refused(spark: SparkSession, values) -> None:
+    frame = per_query(spark, {"base": values["base"][:3]})
+    with pytest.raises(ConfigError, match="baseline run 'nope' is not in the results"):
+        cmp.compare(spark, frame, "nope", ["base"], CUTOFFS, cmp.Resampling(10, 10, 1))
+
+
+def test_statistics_helpers_against_scipy() -> None:
+    for t, df in ((0.0, 3), (1.2, 10), (-3.5, 50), (8.0, 1000), (40.0, 5)):
+        assert t_two_sided_p(t, df) == pytest.approx(2 * stats.t.sf(abs(t), df), rel=1e-10, abs=1e-300)
+    assert paired_t(1, 0.3, 0.0) == (None, None)
+    assert paired_t(5, 0.0, 0.0) == (None, None)
+    assert paired_t(5, 0.2, 0.0) == (math.inf, 0.0)
+    adjusted = holm([0.01, 0.04, 0.03, None, 0.005])
+    assert adjusted[3] is None
+    assert [adjusted[i] for i in (0, 1, 2, 4)] == pytest.approx([0.03, 0.06, 0.06, 0.02])

@@ -1,0 +1,57 @@
+"""scripts/package.sh builds the wheel and the --py-files zip, and spark-submit runs the job from
+the zip (not from the checkout or the installed package)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from tests.test_job import JUDGMENTS, RESULTS, write
+
+ROOT = Path(__file__).resolve().parents[1]
+
+PROBE = """
+import sys
+import ndcg_spark
+print("ndcg_spark from", ndcg_spark.__file__)
+sys.argv = ["evaluate_ndcg.py"] + sys.argv[1:]
+exec(open(sys.argv.pop(1)).read())
+"""
+
+
+@pytest.mark.slow
+def test_package_then_spark_submit_with_py_files(tmp_path: Path) -> None:
+    built = subprocess.run(["bash", str(ROOT / "scripts" / "package.sh")], capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stderr[-2000:]
+    dist = ROOT / "dist"
+    wheels = list(dist.glob("ndcg_spark-*-py3-none-any.whl"))
+    assert len(wheels) == 1
+    with zipfile.ZipFile(wheels[0]) as wheel:
+        assert "ndcg_spark/pipeline.py" in wheel.namelist()
+    with zipfile.ZipFile(dist / "ndcg_spark.zip") as archive:
+        names = archive.namelist()
+    assert "ndcg_spark/__init__.py" in names and "ndcg_spark/html_report.py" in names
+
+    # Run from an empty folder, the job given as dist's copy, the library only through --py-files.
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    probe = work / "probe.py"
+    probe.write_text(PROBE)
+    judgments, results = write(tmp_path / "j.parquet", JUDGMENTS), write(tmp_path / "r.parquet", RESULTS)
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
+    env.pop("PYTHONPATH", None)
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "spark-submit"), "--master", "local[2]", "--conf", "spark.ui.enabled=false",
+         "--py-files", str(dist / "ndcg_spark.zip"), str(probe), str(dist / "evaluate_ndcg.py"),
+         "--judgments", judgments, "--results", results, "--output", str(tmp_path / "out"), "--k", "1,2"],
+        cwd=work, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
+    assert f"ndcg_spark from {dist / 'ndcg_spark.zip'}" in done.stdout or "ndcg_spark.zip/ndcg_spark/__init__.py" in done.stdout
+    assert pq.read_table(tmp_path / "out" / "summary").num_rows == 2 * 3
