@@ -48,6 +48,14 @@ def test_flags_override_the_config_file(tmp_path: Path) -> None:
         ("[evaluation\n", "not valid TOML"),
         ("[validation]\nduplicate_results = \"ignore\"\n", "duplicate_results must be one of"),
         ("[evaluation]\ncomplete = \"yes\"\n", "complete must be true or false"),
+        ("[input]\nresults_format = \"csv\"\n", "results-format must be one of"),
+        ("[comparison]\npermutations = 0\n", "permutations must be a whole number from 1"),
+        ("[comparison]\nbootstrap = \"many\"\n", "bootstrap must be a whole number"),
+        ("[comparison]\nbaseline = \"\"\n", "baseline must name a run"),
+        ("[slices]\ncolumns = [\"locale\", \"locale\"]\n", "distinct non-empty column names"),
+        ("[input]\nquery_metadata = \"m.parquet\"\n", "no slice columns"),
+        ("[output]\nhtml = 1\n", "html must be true or false"),
+        ("[logging]\nformat = \"xml\"\n", "log-format must be one of"),
     ],
 )
 def test_bad_config_file(tmp_path: Path, text: str, message: str) -> None:
@@ -62,3 +70,22 @@ def test_missing_required_and_bad_date() -> None:
         parse_args(["--judgments", "j", "--results", "r"])
     with pytest.raises(ConfigError, match="eval-date"):
         parse_args([*REQUIRED, "--eval-date", "yesterday"])
+
+
+def test_workflow_keys_from_file_and_flags(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text(
+        '[input]\njudgments_format = "trec"\nquery_metadata = "q.parquet"\n'
+        '[output]\ntrec_eval = true\nhtml = false\n'
+        '[comparison]\nbaseline = "prod"\npermutations = 5000\nbootstrap = 200\nseed = 7\n'
+        '[slices]\ncolumns = ["locale", "device"]\n[logging]\nformat = "json"\n'
+    )
+    config = parse_args([*REQUIRED, "--config", str(path), "--results-format", "trec", "--seed", "9"])
+    assert (config.judgments_format, config.results_format) == ("trec", "trec")
+    assert config.trec_eval_report and not config.html_report
+    assert (config.baseline, config.permutations, config.bootstrap, config.seed) == ("prod", 5000, 200, 9)
+    assert config.slices == ("locale", "device") and config.query_metadata == "q.parquet"
+    assert config.log_format == "json"
+    defaults = parse_args(REQUIRED)
+    assert defaults.html_report and defaults.baseline is None and defaults.slices == ()
+    assert parse_args([*REQUIRED, "--no-html-report", "--slices", "a, b"]).slices == ("a", "b")
