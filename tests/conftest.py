@@ -32,4 +32,7 @@ def spark() -> Iterator[SparkSession]:
 def conformance_dir() -> str:
     here = os.path.dirname(os.path.abspath(__file__))
     path = os.path.join(here, "..", "..", "shared", "conformance", "trec_eval")
-    return os.path.normpath(os.environ.get("NDCG_CONFORMANCE_DIR", path))
+    path = os.path.normpath(os.environ.get("NDCG_CONFORMANCE_DIR", path))
+    if not os.path.isdir(path):
+        pytest.fail(f"conformance data not found at {path} (set NDCG_CONFORMANCE_DIR)")
+    return path
