@@ -183,8 +183,10 @@ def fixed_scale(max_queries: int) -> int:
 
 
 def _fixed(value: Column, scale: int) -> Column:
-    # Half-to-even rounding is symmetric: the fixed point of -d is exactly minus that of d.
-    return F.bround(value * F.lit(float(scale)), 0).cast(T.LongType())
+    """value * scale rounded half away from zero: symmetric, so the fixed point of -d is exactly
+    minus that of d. (floor on a double, not round/bround, which go through BigDecimal.)"""
+    scaled = value * F.lit(float(scale))
+    return (F.signum(scaled) * F.floor(F.abs(scaled) + F.lit(0.5))).cast(T.LongType())
 
 
 def _uniform(*parts: Column) -> Column:
@@ -230,14 +232,19 @@ def _draws(pairs: DataFrame, plan: DataFrame, cutoffs: list[Cutoff], resampling:
         F.xxhash64(F.lit("randomization"), seed, draw, query).bitwiseAND(F.lit(1)) == 1
     )
     weight = _poisson(_uniform(F.lit("bootstrap"), seed, draw, query)).cast(T.LongType())
-    exploded = _indexed(pairs, plan).select(
+    # The fixed-point differences are computed once per query, before the draws multiply the rows
+    # (an expression beside explode() in one select would be evaluated once per draw).
+    fixed = _indexed(pairs, plan).select(
         c.RUN_ID,
         c.QUERY_ID,
         _EXACT,
         _INDEX,
         _PERMS,
-        F.explode(F.sequence(F.lit(0).cast(T.LongType()), F.col(_DRAWS) - 1)).alias(_DRAW),
+        _DRAWS,
         *[_fixed(F.col(_col("d", cut)), scale).alias(_col("f", cut)) for cut in cutoffs],
+    )
+    exploded = fixed.select(
+        "*", F.explode(F.sequence(F.lit(0).cast(T.LongType()), F.col(_DRAWS) - 1)).alias(_DRAW)
     ).select(
         c.RUN_ID,
         _DRAW,
