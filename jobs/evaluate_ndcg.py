@@ -6,6 +6,7 @@ import datetime as dt
 import logging
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
 from pyspark.sql import SparkSession
 
@@ -35,8 +36,9 @@ def one_line(error: BaseException) -> str:
     return f"{type(error).__name__}: {lines[0] if lines else ''}"
 
 
-def html_report():  # noqa: ANN201 - the module
-    """Imported only when a report is asked for: plotly is needed on the driver for it alone."""
+def html_report() -> ModuleType:
+    """Imported only when a report is asked for, before Spark starts: plotly is needed on the
+    driver for it alone."""
     try:
         from ndcg_spark import html_report as module
     except ImportError as error:
@@ -53,7 +55,7 @@ def build_session(config: JobConfig, interactive: bool) -> SparkSession:
     return builder.getOrCreate()
 
 
-def run(config: JobConfig, interactive: bool) -> None:
+def run(config: JobConfig, interactive: bool, renderer: ModuleType | None) -> None:
     """Evaluate, publish atomically, then write the manifest; staging goes whatever happens."""
     started = dt.datetime.now(dt.timezone.utc)
     spark = build_session(config, interactive)
@@ -62,9 +64,9 @@ def run(config: JobConfig, interactive: bool) -> None:
         per_query, evaluation = evaluate(spark, config, staging)
         datasets = report_datasets(spark, config, per_query, evaluation)
         page = None
-        if config.html_report:
+        if renderer is not None:
             with progress.step("html report") as counts:
-                page = html_report().render(gather(spark, config, per_query, evaluation, judged_warnings(evaluation)))
+                page = renderer.render(gather(spark, config, per_query, evaluation, judged_warnings(evaluation)))
                 counts.update(bytes=len(page))
         with progress.step("publish") as counts:
             published = publish(spark, staging, config, datasets)
@@ -89,7 +91,7 @@ def main(argv: Sequence[str]) -> int:
     try:
         config = parse_args(argv)
         interactive = progress.configure(config.log_format) == LOG_TEXT
-        run(config, interactive)
+        run(config, interactive, html_report() if config.html_report else None)
     except SystemExit as usage:  # argparse has already printed its message
         return int(usage.code or 0)
     except NdcgSparkError as error:

@@ -4,7 +4,7 @@ wins and losses, and each run's history from the summaries already published."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pyspark.errors import PySparkException
@@ -129,4 +129,4 @@ def gather(spark: SparkSession, config: JobConfig, per_query: DataFrame, evaluat
     if config.baseline is None:
         return data
     quantiles, wins, losses = _differences(per_query, config.baseline, k)
-    return ReportData(**{**data.__dict__, "differences": quantiles, "wins": wins, "losses": losses})
+    return replace(data, differences=quantiles, wins=wins, losses=losses)

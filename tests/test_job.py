@@ -228,3 +228,16 @@ def test_bad_k_is_a_usage_error(tmp_path: Path, capsys, inputs, k: str) -> None:
 
 def test_unknown_flag_is_a_usage_error(tmp_path: Path, capsys, inputs) -> None:
     assert run_job(*inputs, str(tmp_path / "out"), "--gain", "cubic") == EXIT_USAGE
+
+
+def test_report_without_plotly_is_refused_before_spark_reads(monkeypatch, inputs, tmp_path: Path, capsys) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "plotly", None)  # as if not installed on the driver
+    monkeypatch.delitem(sys.modules, "ndcg_spark.html_report", raising=False)
+    output = tmp_path / "out"
+    assert run_job(*inputs, str(output)) == EXIT_USAGE
+    (line,) = error_lines(capsys.readouterr().err)
+    assert "needs plotly on the driver" in line and "--no-html-report" in line
+    assert not output.exists()
+    assert run_job(*inputs, str(output), "--no-html-report") == EXIT_OK
