@@ -118,3 +118,22 @@ def test_converter_round_trip_is_exact(spark: SparkSession, conformance_dir: str
         first = sorted(pq.read_table(parquet).to_pylist(), key=lambda row: tuple(map(str, row.values())))
         second = sorted(pq.read_table(again).to_pylist(), key=lambda row: tuple(map(str, row.values())))
         assert first == second
+
+
+def test_line_number_counts_across_blocks_of_a_file(spark: SparkSession, tmp_path: Path, capsys) -> None:
+    """A big file is read in blocks by several tasks: the line number still counts from the file's
+    start. 100-byte splits stand in for 128 MB ones."""
+    qrels = write_lines(tmp_path / "qrels.txt", ["q1 0 d1 1"])
+    lines = [f"q{i % 7} Q0 doc-{i:04d} {i} {100 - i}.5 run" for i in range(60)]
+    lines[44] = "q1 Q0 doc-bad 45 high run"
+    run = write_lines(tmp_path / "run.txt", lines)
+    previous = spark.conf.get("spark.sql.files.maxPartitionBytes")
+    spark.conf.set("spark.sql.files.maxPartitionBytes", "100")
+    try:
+        code = main(["--judgments", qrels, "--judgments-format", "trec", "--results", run,
+                     "--results-format", "trec", "--output", str(tmp_path / "out")])
+    finally:
+        spark.conf.set("spark.sql.files.maxPartitionBytes", previous)
+    assert code == EXIT_INPUT_REJECTED
+    (message,) = error_lines(capsys.readouterr().err)
+    assert f"first at line 45 of file:{run}" in message
