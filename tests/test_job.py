@@ -234,7 +234,10 @@ def test_report_without_plotly_is_refused_before_spark_reads(monkeypatch, inputs
     import sys
 
     monkeypatch.setitem(sys.modules, "plotly", None)  # as if not installed on the driver
+    import ndcg_spark
+
     monkeypatch.delitem(sys.modules, "ndcg_spark.html_report", raising=False)
+    monkeypatch.delattr(ndcg_spark, "html_report", raising=False)  # set by an earlier import
     output = tmp_path / "out"
     assert run_job(*inputs, str(output)) == EXIT_USAGE
     (line,) = error_lines(capsys.readouterr().err)
