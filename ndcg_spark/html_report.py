@@ -20,6 +20,7 @@ from plotly.offline import get_plotlyjs
 
 from ndcg_spark import columns as c
 from ndcg_spark import compare as cmp
+from ndcg_spark.report import format_number, format_p, measure_label
 from ndcg_spark.report_data import HISTOGRAM_BINS, QUANTILES, ReportData
 from ndcg_spark.slices import SLICE, SLICE_VALUE
 
@@ -34,20 +35,6 @@ th, td { border-bottom: 1px solid #ddd; padding: 0.25rem 0.6rem; text-align: rig
 th:first-child, td:first-child { text-align: left; }
 .warning { color: #a40; } .note { color: #555; font-size: 0.9rem; }
 """
-
-
-def _k_label(k: int | None) -> str:
-    return c.MEASURE_UNCUT if k is None else f"ndcg@{k}"
-
-
-def _number(value: float | None, digits: int = 4) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
-
-
-def _p(value: float | None) -> str:
-    if value is None:
-        return "-"
-    return f"{value:.2e}" if 0 < value < 1e-3 else f"{value:.4f}"
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
@@ -73,11 +60,11 @@ def _summary_section(data: ReportData) -> str:
     values = {(row[c.RUN_ID], row[c.K]): row for row in data.summary}
     rows = []
     for run in _runs(data):
-        cells = [_number(values[(run, k)][c.NDCG]) if (run, k) in values else "-" for k in cutoffs]
+        cells = [format_number(values[(run, k)][c.NDCG]) if (run, k) in values else "-" for k in cutoffs]
         judged = values.get((run, data.k))
         queries = max(row[c.NUM_QUERIES] for (r, _), row in values.items() if r == run)
-        rows.append([run, *cells, queries, _number(judged[c.JUDGED_AT_K], 2) if judged else "-"])
-    header = ["run", *[_k_label(k) for k in cutoffs], "queries", f"judged@{data.k}"]
+        rows.append([run, *cells, queries, format_number(judged[c.JUDGED_AT_K], 2) if judged else "-"])
+    header = ["run", *[measure_label(k) for k in cutoffs], "queries", f"judged@{data.k}"]
     return "<h2>NDCG by run and cutoff</h2>" + _table(header, rows)
 
 
@@ -124,8 +111,8 @@ def _differences_section(data: ReportData) -> str:
         wins, losses = data.wins.get(run, []), data.losses.get(run, [])
         parts.append(f"<h3>{html.escape(run)}: biggest wins and losses at k={data.k}</h3>")
         rows = [
-            [wins[i][0] if i < len(wins) else "", _number(wins[i][1]) if i < len(wins) else "",
-             losses[i][0] if i < len(losses) else "", _number(losses[i][1]) if i < len(losses) else ""]
+            [wins[i][0] if i < len(wins) else "", format_number(wins[i][1]) if i < len(wins) else "",
+             losses[i][0] if i < len(losses) else "", format_number(losses[i][1]) if i < len(losses) else ""]
             for i in range(max(len(wins), len(losses)))
         ]
         parts.append(_table(["win: query", "difference", "loss: query", "difference"], rows) if rows else "<p class='note'>no differences</p>")
@@ -138,16 +125,16 @@ def _comparison_section(data: ReportData) -> str:
     rows = [
         [
             row[c.RUN_ID],
-            _k_label(row[c.K]),
+            measure_label(row[c.K]),
             row[cmp.NUM_QUERIES],
-            _number(row[cmp.NDCG_BASELINE]),
-            _number(row[cmp.NDCG_RUN]),
+            format_number(row[cmp.NDCG_BASELINE]),
+            format_number(row[cmp.NDCG_RUN]),
             "-" if row[cmp.MEAN_DIFFERENCE] is None else f"{row[cmp.MEAN_DIFFERENCE]:+.4f}",
             f"{row[cmp.WINS]}/{row[cmp.TIES]}/{row[cmp.LOSSES]}",
-            _p(row[cmp.P_T]),
-            _p(row[cmp.P_T_HOLM]),
-            _p(row[cmp.P_RANDOMIZATION]),
-            _p(row[cmp.P_RANDOMIZATION_HOLM]),
+            format_p(row[cmp.P_T]),
+            format_p(row[cmp.P_T_HOLM]),
+            format_p(row[cmp.P_RANDOMIZATION]),
+            format_p(row[cmp.P_RANDOMIZATION_HOLM]),
             "-" if row[cmp.CI_LOW] is None else f"[{row[cmp.CI_LOW]:+.4f}, {row[cmp.CI_HIGH]:+.4f}]",
         ]
         for row in data.comparison
@@ -167,7 +154,7 @@ def _trend_chart(data: ReportData) -> str:
 
 def _slices_section(data: ReportData) -> str:
     rows = [
-        [row[SLICE], "(null)" if row[SLICE_VALUE] is None else row[SLICE_VALUE], row[c.RUN_ID], _number(row[c.NDCG]), row[c.NUM_QUERIES]]
+        [row[SLICE], "(null)" if row[SLICE_VALUE] is None else row[SLICE_VALUE], row[c.RUN_ID], format_number(row[c.NDCG]), row[c.NUM_QUERIES]]
         for row in data.slices
         if row[c.MEASURE] == c.MEASURE_CUT and row[c.K] == data.k
     ]

@@ -14,7 +14,7 @@ LOW_JUDGED_WARNING = 0.5
 MAX_SLICE_LINES = 60
 
 
-def _header(k: int | None) -> str:
+def measure_label(k: int | None) -> str:
     return c.MEASURE_UNCUT if k is None else f"ndcg@{k}"
 
 
@@ -27,11 +27,12 @@ def _aligned(lines: list[Sequence[str]]) -> list[str]:
     ]
 
 
-def _number(value: float | None, digits: int = 4) -> str:
+def format_number(value: float | None, digits: int = 4) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def _p(value: float | None) -> str:
+def format_p(value: float | None) -> str:
+    """Small p-values in scientific notation, so that 3e-12 does not print as 0.0000."""
     if value is None:
         return "-"
     return f"{value:.2e}" if 0 < value < 1e-3 else f"{value:.4f}"
@@ -51,16 +52,16 @@ def format_comparison(rows: list[dict[str, Any]]) -> str:
         lines.append(
             [
                 row[c.RUN_ID],
-                _header(row[c.K]),
-                _number(row[cmp.NDCG_BASELINE]),
-                _number(row[cmp.NDCG_RUN]),
+                measure_label(row[c.K]),
+                format_number(row[cmp.NDCG_BASELINE]),
+                format_number(row[cmp.NDCG_RUN]),
                 "-" if row[cmp.MEAN_DIFFERENCE] is None else f"{row[cmp.MEAN_DIFFERENCE]:+.4f}",
                 f"{row[cmp.WINS]}/{row[cmp.TIES]}/{row[cmp.LOSSES]}",
-                _p(row[cmp.P_T]),
-                _p(row[cmp.P_RANDOMIZATION]),
+                format_p(row[cmp.P_T]),
+                format_p(row[cmp.P_RANDOMIZATION]),
                 interval,
-                _p(row[cmp.P_T_HOLM]),
-                _p(row[cmp.P_RANDOMIZATION_HOLM]),
+                format_p(row[cmp.P_T_HOLM]),
+                format_p(row[cmp.P_RANDOMIZATION_HOLM]),
             ]
         )
     exact = sorted({row[c.RUN_ID] for row in rows if row[cmp.EXACT]})
@@ -82,12 +83,12 @@ def format_slices(rows: Sequence[Any]) -> str:
     groups: dict[tuple[str, str | None, str], dict[int | None, Any]] = {}
     for row in rows:
         groups.setdefault((row[SLICE], row[SLICE_VALUE], row[c.RUN_ID]), {})[row[c.K]] = row
-    lines: list[Sequence[str]] = [["slice", "value", "run", *[_header(k) for k in cutoffs], "queries"]]
+    lines: list[Sequence[str]] = [["slice", "value", "run", *[measure_label(k) for k in cutoffs], "queries"]]
     for (name, value, run), by_k in list(groups.items())[:MAX_SLICE_LINES]:
         queries = max(row[c.NUM_QUERIES] for row in by_k.values())
         lines.append(
             [name, "(null)" if value is None else value, run]
-            + [_number(by_k[k][c.NDCG]) if k in by_k else "-" for k in cutoffs]
+            + [format_number(by_k[k][c.NDCG]) if k in by_k else "-" for k in cutoffs]
             + [str(queries)]
         )
     notes = [] if len(groups) <= MAX_SLICE_LINES else [f"... {len(groups) - MAX_SLICE_LINES} more in the slices dataset"]
@@ -104,7 +105,7 @@ def format_table(evaluation: Evaluation) -> str:
         values[key] = row[c.NDCG]
     cutoffs.sort(key=lambda k: (k is None, k or 0))
     runs = [counts.run_id for counts in evaluation.runs]
-    header = ["run", *[_header(k) for k in cutoffs], "queries", "missing", "skipped"]
+    header = ["run", *[measure_label(k) for k in cutoffs], "queries", "missing", "skipped"]
     lines: list[Sequence[str]] = [header]
     for counts in evaluation.runs:
         cells = [f"{values[(counts.run_id, k)]:.4f}" if (counts.run_id, k) in values else "-" for k in cutoffs]
