@@ -1,12 +1,14 @@
 """Progress for people and for machines: on a terminal, Spark's console progress bar and one
 readable line per step of the job; elsewhere (a scheduler's log), no progress bar and one JSON
-object per line, the same steps with the same counts."""
+object per line, the same steps with the same counts. Checked by hand under a pseudo-terminal
+(`script -qec "spark-submit ..."`): bar and text lines; piped: JSON lines only."""
 
 from __future__ import annotations
 
 import datetime as dt
 import json
 import logging
+import os
 import sys
 import time
 from collections.abc import Iterator
@@ -19,11 +21,28 @@ LOGGER = "ndcg_spark"
 _FIELDS = "fields"
 
 
+# Set by spark-submit for the Python driver it starts: that process's output is piped through
+# the JVM, so only the JVM can tell whether a person is watching.
+_SPARK_SUBMIT_GATEWAY = "PYSPARK_GATEWAY_PORT"
+
+
+def on_terminal(stream: IO[str]) -> bool:
+    """The stream is a terminal, or (under spark-submit) the JVM that prints it has one."""
+    if stream.isatty():
+        return True
+    if _SPARK_SUBMIT_GATEWAY not in os.environ:
+        return False
+    from pyspark import SparkContext
+
+    SparkContext._ensure_initialized()  # connects to spark-submit's JVM; starts no SparkContext
+    return SparkContext._jvm.java.lang.System.console() is not None
+
+
 def resolve(log_format: str, stream: IO[str]) -> str:
-    """auto: text when the stream is a terminal, JSON otherwise."""
+    """auto: text when a person watches the output, JSON otherwise."""
     if log_format != LOG_AUTO:
         return log_format
-    return LOG_TEXT if stream.isatty() else LOG_JSON
+    return LOG_TEXT if on_terminal(stream) else LOG_JSON
 
 
 class JsonFormatter(logging.Formatter):

@@ -36,6 +36,8 @@ def test_spark_submit_runs_the_job(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "ndcg@1" in done.stdout
+    # Not a terminal: the steps as JSON lines, no progress bar.
+    assert '"step": "main pass"' in done.stdout and "[Stage" not in done.stdout + done.stderr
     assert pq.read_table(output / "summary").num_rows == 2 * 3  # runs x (k=1, 2, uncut)
 
     rejected = subprocess.run(
@@ -47,3 +49,28 @@ def test_spark_submit_runs_the_job(tmp_path: Path) -> None:
     # spark-submit's PythonRunner merges the job's stderr into its stdout
     assert "ndcg-spark: results" in rejected.stdout + rejected.stderr
     assert not (tmp_path / "o2").exists()
+
+
+@pytest.mark.slow
+def test_on_a_terminal_progress_bar_and_readable_steps(tmp_path: Path) -> None:
+    """Under a pseudo-terminal (script(1)), as a person running spark-submit sees it."""
+    script = shutil.which("script")
+    if script is None:
+        pytest.skip("script(1) from util-linux is not installed")
+    spark_submit = Path(sys.executable).parent / "spark-submit"
+    judgments = write(tmp_path / "j.parquet", JUDGMENTS)
+    results = write(tmp_path / "r.parquet", RESULTS)
+    command = " ".join([
+        str(spark_submit), "--conf", "spark.ui.enabled=false",
+        "--driver-java-options", f"-Dlog4j2.configurationFile={ROOT / 'conf' / 'log4j2.properties'}",
+        str(ROOT / "jobs" / "evaluate_ndcg.py"), "--judgments", judgments, "--results", results,
+        "--output", str(tmp_path / "out"), "--k", "1,2", "--no-html-report",
+    ])
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
+    log = tmp_path / "terminal.log"
+    done = subprocess.run([script, "-qec", command, str(log)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, log.read_text(errors="replace")[-3000:]
+    seen = log.read_text(errors="replace")
+    assert "[Stage" in seen  # Spark's console progress bar
+    assert "ndcg-spark: summary done in" in seen and '"step"' not in seen
