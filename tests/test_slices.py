@@ -12,7 +12,7 @@ from jobs.evaluate_ndcg import main
 from ndcg_spark import columns as c
 from ndcg_spark.errors import EXIT_INPUT_REJECTED, EXIT_OK, EXIT_USAGE
 from ndcg_spark.slices import SLICE, SLICE_VALUE
-from tests.test_job import JUDGMENTS, RESULTS, error_lines, write
+from tests.test_job import JUDGMENTS, RESULTS, write
 
 LOCALE_OF = {"q1": "en", "q2": "de", "q9": "en"}
 
