@@ -20,7 +20,7 @@ from plotly.offline import get_plotlyjs
 
 from ndcg_spark import columns as c
 from ndcg_spark import compare as cmp
-from ndcg_spark.report import format_number, format_p, measure_label
+from ndcg_spark.report import INTERVAL, WINS_TIES_LOSSES, comparison_cells, format_number, measure_label
 from ndcg_spark.report_data import HISTOGRAM_BINS, QUANTILES, ReportData
 from ndcg_spark.slices import SLICE, SLICE_VALUE
 
@@ -122,24 +122,22 @@ def _differences_section(data: ReportData) -> str:
 def _comparison_section(data: ReportData) -> str:
     if not data.comparison:
         return ""
-    rows = [
-        [
-            row[c.RUN_ID],
-            measure_label(row[c.K]),
-            row[cmp.NUM_QUERIES],
-            format_number(row[cmp.NDCG_BASELINE]),
-            format_number(row[cmp.NDCG_RUN]),
-            "-" if row[cmp.MEAN_DIFFERENCE] is None else f"{row[cmp.MEAN_DIFFERENCE]:+.4f}",
-            f"{row[cmp.WINS]}/{row[cmp.TIES]}/{row[cmp.LOSSES]}",
-            format_p(row[cmp.P_T]),
-            format_p(row[cmp.P_T_HOLM]),
-            format_p(row[cmp.P_RANDOMIZATION]),
-            format_p(row[cmp.P_RANDOMIZATION_HOLM]),
-            "-" if row[cmp.CI_LOW] is None else f"[{row[cmp.CI_LOW]:+.4f}, {row[cmp.CI_HIGH]:+.4f}]",
-        ]
-        for row in data.comparison
-    ]
-    header = ["run", "measure", "queries", "baseline", "run", "diff", "W/T/L", "p(t)", "Holm", "p(rand)", "Holm", "95% CI"]
+    columns = (
+        (c.RUN_ID, "run"),
+        (c.MEASURE, "measure"),
+        (cmp.NUM_QUERIES, "queries"),
+        (cmp.NDCG_BASELINE, "baseline"),
+        (cmp.NDCG_RUN, "run"),
+        (cmp.MEAN_DIFFERENCE, "diff"),
+        (WINS_TIES_LOSSES, "W/T/L"),
+        (cmp.P_T, "p(t)"),
+        (cmp.P_T_HOLM, "Holm"),
+        (cmp.P_RANDOMIZATION, "p(rand)"),
+        (cmp.P_RANDOMIZATION_HOLM, "Holm"),
+        (INTERVAL, "95% CI"),
+    )
+    rows = [[cells[name] for name, _ in columns] for cells in map(comparison_cells, data.comparison)]
+    header = [title for _, title in columns]
     return f"<h2>Against the baseline {html.escape(data.baseline or '')}</h2>" + _table(header, rows)
 
 

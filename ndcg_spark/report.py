@@ -38,32 +38,50 @@ def format_p(value: float | None) -> str:
     return f"{value:.2e}" if 0 < value < 1e-3 else f"{value:.4f}"
 
 
+WINS_TIES_LOSSES = "wins_ties_losses"
+INTERVAL = "interval"
+
+
+def comparison_cells(row: dict[str, Any]) -> dict[str, str]:
+    """A comparison row's values as shown, by column, for the printed table and the HTML page."""
+    difference = row[cmp.MEAN_DIFFERENCE]
+    return {
+        c.RUN_ID: row[c.RUN_ID],
+        c.MEASURE: measure_label(row[c.K]),
+        cmp.NUM_QUERIES: str(row[cmp.NUM_QUERIES]),
+        cmp.NDCG_BASELINE: format_number(row[cmp.NDCG_BASELINE]),
+        cmp.NDCG_RUN: format_number(row[cmp.NDCG_RUN]),
+        cmp.MEAN_DIFFERENCE: "-" if difference is None else f"{difference:+.4f}",
+        WINS_TIES_LOSSES: f"{row[cmp.WINS]}/{row[cmp.TIES]}/{row[cmp.LOSSES]}",
+        **{name: format_p(row[name]) for name in (cmp.P_T, cmp.P_T_HOLM, cmp.P_RANDOMIZATION, cmp.P_RANDOMIZATION_HOLM)},
+        INTERVAL: "-" if row[cmp.CI_LOW] is None else f"[{row[cmp.CI_LOW]:+.4f}, {row[cmp.CI_HIGH]:+.4f}]",
+    }
+
+
+_PRINTED_COMPARISON = (
+    (c.RUN_ID, "run"),
+    (c.MEASURE, "measure"),
+    (cmp.NDCG_BASELINE, "baseline"),
+    (cmp.NDCG_RUN, "run_mean"),
+    (cmp.MEAN_DIFFERENCE, "diff"),
+    (WINS_TIES_LOSSES, "W/T/L"),
+    (cmp.P_T, "p(t)"),
+    (cmp.P_RANDOMIZATION, "p(rand)"),
+    (INTERVAL, "95% CI"),
+    (cmp.P_T_HOLM, "p(t) Holm"),
+    (cmp.P_RANDOMIZATION_HOLM, "p(rand) Holm"),
+)
+
+
 def format_comparison(rows: list[dict[str, Any]]) -> str:
     """One line per compared run and cutoff: both means, the difference and its tests."""
     if not rows:
         return ""
     first = rows[0]
-    header = ["run", "measure", "baseline", "run_mean", "diff", "W/T/L", "p(t)", "p(rand)", "95% CI", "p(t) Holm", "p(rand) Holm"]
-    lines: list[Sequence[str]] = [header]
+    lines: list[Sequence[str]] = [[title for _, title in _PRINTED_COMPARISON]]
     for row in rows:
-        interval = (
-            "-" if row[cmp.CI_LOW] is None else f"[{row[cmp.CI_LOW]:+.4f}, {row[cmp.CI_HIGH]:+.4f}]"
-        )
-        lines.append(
-            [
-                row[c.RUN_ID],
-                measure_label(row[c.K]),
-                format_number(row[cmp.NDCG_BASELINE]),
-                format_number(row[cmp.NDCG_RUN]),
-                "-" if row[cmp.MEAN_DIFFERENCE] is None else f"{row[cmp.MEAN_DIFFERENCE]:+.4f}",
-                f"{row[cmp.WINS]}/{row[cmp.TIES]}/{row[cmp.LOSSES]}",
-                format_p(row[cmp.P_T]),
-                format_p(row[cmp.P_RANDOMIZATION]),
-                interval,
-                format_p(row[cmp.P_T_HOLM]),
-                format_p(row[cmp.P_RANDOMIZATION_HOLM]),
-            ]
-        )
+        cells = comparison_cells(row)
+        lines.append([cells[name] for name, _ in _PRINTED_COMPARISON])
     exact = sorted({row[c.RUN_ID] for row in rows if row[cmp.EXACT]})
     notes = [
         f"against baseline {first[cmp.BASELINE]}, over the queries scored for both;"

@@ -72,10 +72,10 @@ def _differences(per_query: DataFrame, baseline: str, k: int) -> tuple[dict, dic
     }
     wins: dict[str, list[tuple[str, float]]] = {}
     losses: dict[str, list[tuple[str, float]]] = {}
-    for target, order in ((wins, F.col(d).desc()), (losses, F.col(d).asc())):
+    for target, order, side in ((wins, F.col(d).desc(), F.col(d) > 0), (losses, F.col(d).asc(), F.col(d) < 0)):
         place = F.row_number().over(Window.partitionBy(c.RUN_ID).orderBy(order, F.col(c.QUERY_ID)))
         extremes = (
-            pairs.filter(F.col(d) > 0 if target is wins else F.col(d) < 0)
+            pairs.filter(side)
             .withColumn(_PLACE, place)
             .filter(F.col(_PLACE) <= EXTREMES)
             .orderBy(c.RUN_ID, _PLACE)
