@@ -24,7 +24,7 @@ from ndcg_spark import columns as c
 from ndcg_spark.config import ORDER_BY_SCORE, ColumnNames
 from ndcg_spark.errors import EXIT_FAILURE, EXIT_OK, InputError, NdcgSparkError
 from ndcg_spark.inputs import read_parquet
-from ndcg_spark.metrics import ranking_order
+from ndcg_spark.metrics import TIE_BREAK, ranking_order, with_tie_break
 from ndcg_spark.trec import QRELS, RUN, qrels_lines, read_trec, run_lines
 
 TO_PARQUET = "to-parquet"
@@ -61,7 +61,7 @@ def from_parquet(spark: SparkSession, kind: str, path: str) -> DataFrame:
         return qrels_lines(frame.select(c.QUERY_ID, c.DOC_ID, c.RELEVANCE))
     if c.RANK not in frame.columns:
         order = Window.partitionBy(c.RUN_ID, c.QUERY_ID).orderBy(*ranking_order(ORDER_BY_SCORE))
-        frame = frame.withColumn(c.RANK, F.row_number().over(order))
+        frame = frame.transform(with_tie_break).withColumn(c.RANK, F.row_number().over(order)).drop(TIE_BREAK)
     return run_lines(frame.select(c.RUN_ID, c.QUERY_ID, c.DOC_ID, c.SCORE, c.RANK))
 
 

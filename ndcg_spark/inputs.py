@@ -54,12 +54,17 @@ class Check:
 
 @dataclass(frozen=True)
 class Duplicates:
-    """What makes two rows copies, which copy is kept, and how to say it when copies are refused."""
+    """What makes two rows copies (the same doc_id in one list), which copy is kept, and how to
+    say it when copies are refused."""
 
-    keys: tuple[str, ...]
+    lists: tuple[str, ...]
     keep_first: tuple[Column, ...]
     lenient: bool
     refusal: str
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return (*self.lists, c.DOC_ID)
 
 
 @dataclass(frozen=True)
@@ -252,7 +257,7 @@ def _judgments(raw: DataFrame, config: JobConfig, id_types: IdTypes) -> Input:
         F.col(names.relevance).cast(T.DoubleType()).alias(c.RELEVANCE),
     ]
     duplicates = Duplicates(
-        keys=(c.QUERY_ID, c.DOC_ID),
+        lists=(c.QUERY_ID,),
         keep_first=(F.col(c.RELEVANCE).desc(),),
         lenient=config.duplicate_judgments == ON_DUPLICATE_JUDGMENT_KEEP_MAX,
         refusal=(
@@ -291,11 +296,11 @@ def _results(raw: DataFrame, config: JobConfig, id_types: IdTypes) -> Input:
         F.col(names.score).cast(T.DoubleType()).alias(c.SCORE),
         rank,
     ]
+    # Without a rank column every rank is NULL: sorting by it would cost without deciding anything.
+    by_rank = (F.col(c.RANK).asc_nulls_last(),) if config.order_by == ORDER_BY_RANK else ()
     duplicates = Duplicates(
-        # query_id, doc_id first: the copies' window then sorts the rows as the join with the
-        # judgments on (query_id, doc_id) needs them, so one sort serves both.
-        keys=(c.QUERY_ID, c.DOC_ID, c.RUN_ID),
-        keep_first=(F.col(c.RANK).asc_nulls_last(), F.col(c.SCORE).desc()),
+        lists=(c.QUERY_ID, c.RUN_ID),
+        keep_first=(*by_rank, F.col(c.SCORE).desc()),
         lenient=config.duplicate_results == ON_DUPLICATE_RESULT_KEEP_BEST,
         refusal=(
             f"columns '{names.query_id}', '{names.doc_id}': {{keys}} documents are retrieved more"

@@ -43,9 +43,20 @@ def discounted(gain_value: Column, position: Column) -> Column:
     return gain_value / F.log2(position.cast(T.DoubleType()) + F.lit(1.0))
 
 
+TIE_BREAK = "_tie_break"
+
+
+def with_tie_break(frame: DataFrame) -> DataFrame:
+    """doc_id as a string: trec_eval breaks score ties in byte order ("10" before "9"), which
+    integer ids do not follow. A column, not an expression in the window's order: Spark then
+    sees that both windows of with_running_dcg share one order, and sorts once."""
+    return frame.withColumn(TIE_BREAK, F.col(c.DOC_ID).cast(T.StringType()))
+
+
 def ranking_order(order_by: str) -> list[Column]:
-    """trec_eval's order: score descending, ties by doc_id descending in byte order."""
-    by_score = [F.col(c.SCORE).desc(), F.col(c.DOC_ID).cast(T.StringType()).desc()]
+    """trec_eval's order: score descending, ties by doc_id descending in byte order (on a frame
+    from with_tie_break)."""
+    by_score = [F.col(c.SCORE).desc(), F.col(TIE_BREAK).desc()]
     return [F.col(c.RANK).asc()] + by_score if order_by == ORDER_BY_RANK else by_score
 
 
@@ -134,10 +145,11 @@ def judged_gains(judgments: DataFrame, gain_kind: str) -> DataFrame:
 
 def ranked_dcg(results: DataFrame, gains: DataFrame, order_by: str, ks: Sequence[int]) -> DataFrame:
     """The rows of each ranked list at the cutoff positions, with the running DCG and counts."""
-    # A merge join: both sides arrive sorted by (query_id, doc_id) from their copies' windows;
-    # a broadcast would instead ship every judgment to the driver and to every task.
+    # A hash join on the copartitioned inputs: each task hashes its share of the judgments and
+    # streams its results, sorted by nothing (a merge join would sort every result row by doc_id
+    # once more); a broadcast would instead ship every judgment to the driver and to every task.
     labelled = results.join(
-        gains.select(c.QUERY_ID, c.DOC_ID, c.GAIN, F.lit(True).alias(c.IS_JUDGED)).hint("merge"),
+        gains.select(c.QUERY_ID, c.DOC_ID, c.GAIN, F.lit(True).alias(c.IS_JUDGED)).hint("shuffle_hash"),
         on=[c.QUERY_ID, c.DOC_ID],
         how="left",
     ).select(
@@ -148,7 +160,7 @@ def ranked_dcg(results: DataFrame, gains: DataFrame, order_by: str, ks: Sequence
         c.RANK,
         F.coalesce(F.col(c.GAIN), F.lit(0.0)).alias(c.GAIN),
         F.coalesce(F.col(c.IS_JUDGED), F.lit(False)).alias(c.IS_JUDGED),
-    )
+    ).transform(with_tie_break)
     ranked = with_running_dcg(
         labelled,
         [c.QUERY_ID, c.RUN_ID],

@@ -10,21 +10,17 @@ input scanned again, to name the first file holding such a row.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import reduce
-from operator import and_
-
 from pyspark.sql import Column, DataFrame, Observation, Window
 from pyspark.sql import functions as F
 
+from ndcg_spark import columns as c
 from ndcg_spark.errors import InputError
 from ndcg_spark.inputs import FILE, Duplicates, Input
 from ndcg_spark.metrics import copartition, indicator
 
 COPY = "_copy"
-PREVIOUS_COPY = "_previous_copy"
 ROWS = "rows"
 EXTRA_COPIES = "extra_copies"
-COPIED_KEYS = "copied_keys"
 
 
 def _check_name(index: int) -> str:
@@ -49,37 +45,33 @@ def observe(source: Input) -> Observed:
     observation = Observation(f"{source.label}_checks")
     frame = (
         copartition(source.frame)
-        .withColumns(_copy_flags(source.duplicates))
+        .withColumn(COPY, _is_copy(source.duplicates))
         .observe(
             observation,
             F.count(F.lit(1)).alias(ROWS),
             _count(F.col(COPY)).alias(EXTRA_COPIES),
-            _count(F.col(COPY) & ~F.col(PREVIOUS_COPY)).alias(COPIED_KEYS),
             *[_count(check.condition).alias(_check_name(i)) for i, check in enumerate(source.checks)],
         )
         .filter(~F.col(COPY))
-        .drop(COPY, PREVIOUS_COPY)
+        .drop(COPY)
     )
     return Observed(source, frame, observation)
 
 
-def _copy_flags(duplicates: Duplicates) -> dict[str, Column]:
-    """Whether a row repeats the key of the row before it, and whether that row did too, in the
-    order (keys, preference): the first row of each key is the copy to keep.
+def _is_copy(duplicates: Duplicates) -> Column:
+    """Whether a row repeats the doc_id of the row before it in its list, in the order (doc_id,
+    preference): the first row of each key is the copy to keep.
 
-    A window per query, not per key, ordered by the remaining keys: copies are adjacent, and
-    groups of a query's rows cost Spark far less than millions of one-row groups. Its sort by
-    (query_id, doc_id, ...) is also the order the merge join with the judgments needs."""
-    query, *rest = duplicates.keys
-    spec = Window.partitionBy(query).orderBy(*[F.col(key).asc() for key in rest], *duplicates.keep_first)
+    One window per list (query, or query and run), one lag, a sort by a few keys: the cheapest
+    exact check Spark offers (a hash aggregate of every key, or more sort keys and lags, measured
+    slower). Its order is not the ranking's, so the join with the judgments is a hash join."""
+    spec = Window.partitionBy(*duplicates.lists).orderBy(F.col(c.DOC_ID).asc(), *duplicates.keep_first)
+    return F.coalesce(F.lag(c.DOC_ID, 1).over(spec).eqNullSafe(F.col(c.DOC_ID)), F.lit(False))
 
-    def same_as(offset: int) -> Column:
-        return F.coalesce(
-            reduce(and_, [F.lag(key, offset).over(spec).eqNullSafe(F.col(key)) for key in rest]),
-            F.lit(False),
-        )
 
-    return {COPY: same_as(1), PREVIOUS_COPY: same_as(2)}
+def _copied_keys(source: Input) -> int:
+    """How many keys have copies: for the refusal's message only, so a failure path's scan."""
+    return source.frame.groupBy(*source.duplicates.keys).count().filter(F.col("count") > 1).count()
 
 
 @dataclass(frozen=True)
@@ -112,7 +104,7 @@ def enforce(observed: Observed) -> InputCounts:
             )
     extra = int(counts[EXTRA_COPIES] or 0)
     if extra and not source.duplicates.lenient:
-        keys = int(counts[COPIED_KEYS] or 0)
+        keys = _copied_keys(source)
         refusal = source.duplicates.refusal.replace("{keys}", str(keys)).replace("{extra}", str(extra))
         raise InputError(f"{prefix}: {refusal}")
     return InputCounts(rows_read=rows, duplicates_dropped=extra)
