@@ -10,6 +10,9 @@ input scanned again, to name the first file holding such a row.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import reduce
+from operator import and_
+
 from pyspark.sql import Column, DataFrame, Observation, Window
 from pyspark.sql import functions as F
 
@@ -59,14 +62,19 @@ def observe(source: Input) -> Observed:
 
 
 def _is_copy(duplicates: Duplicates) -> Column:
-    """Whether a row repeats the doc_id of the row before it in its list, in the order (doc_id,
+    """Whether a row repeats the key of the row before it, in the order (doc_id, run_id,
     preference): the first row of each key is the copy to keep.
 
-    One window per list (query, or query and run), one lag, a sort by a few keys: the cheapest
-    exact check Spark offers (a hash aggregate of every key, or more sort keys and lags, measured
-    slower). Its order is not the ranking's, so the join with the judgments is a hash join."""
-    spec = Window.partitionBy(*duplicates.lists).orderBy(F.col(c.DOC_ID).asc(), *duplicates.keep_first)
-    return F.coalesce(F.lag(c.DOC_ID, 1).over(spec).eqNullSafe(F.col(c.DOC_ID)), F.lit(False))
+    A window per query, not per key: copies are adjacent, and groups of a query's rows cost Spark
+    far less than millions of one-row groups. Its sort by (query_id, doc_id, ...) is also the
+    order the merge join with the judgments needs. One lag per key column, at offset 1 only (how
+    many keys have copies is counted on the failure path)."""
+    query, *rest = duplicates.lists
+    keys = [c.DOC_ID, *rest]
+    spec = Window.partitionBy(query).orderBy(*[F.col(key).asc() for key in keys], *duplicates.keep_first)
+    return F.coalesce(
+        reduce(and_, [F.lag(key, 1).over(spec).eqNullSafe(F.col(key)) for key in keys]), F.lit(False)
+    )
 
 
 def _copied_keys(source: Input) -> int:

@@ -20,6 +20,7 @@ from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
 _EXCHANGE = re.compile(r"^[\s:|+-]*(\*\(\d+\) )?Exchange hashpartitioning", re.MULTILINE)
 _REUSED = re.compile(r"^[\s:|+-]*ReusedExchange", re.MULTILINE)
 _BROADCAST = re.compile(r"Broadcast", re.MULTILINE)
+_SORT = re.compile(r"^[\s:|+-]*(\*\(\d+\) )?Sort \[", re.MULTILINE)
 
 
 @pytest.fixture()
@@ -61,7 +62,11 @@ def test_main_pass_shuffles_each_input_once(
          "order_by": order_by, "ks": "5,10"}
     )
     pairs, _, _ = main_pass(spark, config)
-    _assert_one_shuffle_per_input(_plan(pairs))
+    plan = _plan(pairs)
+    _assert_one_shuffle_per_input(plan)
+    # results: copies (also the merge join's order), ranking (both of its windows); judgments:
+    # copies, once in each of the two branches over the reused exchange, and the ideal order
+    assert len(_SORT.findall(plan)) == 5, plan
 
 
 def test_library_entry_point_shuffles_each_input_once(spark: SparkSession, static_plans: None) -> None:
