@@ -79,7 +79,8 @@ def _is_copy(duplicates: Duplicates) -> Column:
 
 def _copied_keys(source: Input) -> int:
     """How many keys have copies: for the refusal's message only, so a failure path's scan."""
-    return source.frame.groupBy(*source.duplicates.keys).count().filter(F.col("count") > 1).count()
+    per_key = source.frame.groupBy(*source.duplicates.keys).agg(F.count(F.lit(1)).alias(ROWS))
+    return per_key.filter(F.col(ROWS) > 1).count()
 
 
 @dataclass(frozen=True)
