@@ -1,5 +1,11 @@
-"""Side-by-side benchmark: the job (spark-submit), Spark's floor, and, when installed, DuckDB,
-pytrec_eval and ranx, on the same generated Parquet inputs, alternating within each round.
+"""Side-by-side benchmark: the job (spark-submit), Spark's floor, the ranking floor, and, when
+installed, DuckDB, pytrec_eval and ranx, on the same generated Parquet inputs, alternating within
+each round.
+
+The floor reads both inputs and shuffles each by query_id once (noop write): what any Spark job
+doing this must pay. The ranking floor adds the one thing no exact NDCG can skip: numbering every
+result list in score order (one window over one sort, ties by the integer doc_id, which is cheaper
+than trec_eval's string order), and nothing else: no join, no ideal DCG, no checks.
 
 A tool's time is reported only when its mean NDCG@k agrees with the job's to 1e-9 on the same
 data; a peer that disagrees is named and left out. Whole-process wall time (median over the
@@ -86,6 +92,18 @@ FLOOR = textwrap.dedent(
     for path in sys.argv[1:3]:
         frame = spark.read.parquet(path)
         frame.repartition("query_id").write.format("noop").mode("overwrite").save()
+    """
+)
+
+RANK_FLOOR = textwrap.dedent(
+    """
+    import sys
+    from pyspark.sql import SparkSession, Window, functions as F
+    spark = SparkSession.builder.appName("rank_floor").getOrCreate()
+    judgments, results = (spark.read.parquet(path).repartition("query_id") for path in sys.argv[1:3])
+    judgments.write.format("noop").mode("overwrite").save()
+    order = Window.partitionBy("query_id").orderBy(F.col("score").desc(), F.col("doc_id").desc())
+    results.withColumn("position", F.row_number().over(order)).write.format("noop").mode("overwrite").save()
     """
 )
 
@@ -221,6 +239,7 @@ def main() -> None:
                     "--driver-java-options", f"-Dlog4j2.configurationFile={ROOT / 'conf' / 'log4j2.properties'}"]
     scripts = Path(tempfile.mkdtemp(prefix="ndcg-bench-"))
     (scripts / "floor.py").write_text(FLOOR)
+    (scripts / "rank_floor.py").write_text(RANK_FLOOR)
     ks_json = json.dumps(list(KS))
 
     def job(name: str, data: Path) -> Tool:
@@ -235,6 +254,8 @@ def main() -> None:
     tools = [
         Tool("floor", [*spark_submit, str(scripts / "floor.py"), str(plain / "judgments"), str(plain / "results")],
              lambda _stdout: None, None),
+        Tool("rank_floor", [*spark_submit, str(scripts / "rank_floor.py"), str(plain / "judgments"),
+                            str(plain / "results")], lambda _stdout: None, None),
         job("job", plain),
     ]
     if skewed is not None:
