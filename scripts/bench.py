@@ -238,8 +238,6 @@ def main() -> None:
                     "--driver-memory", args.driver_memory, "--conf", "spark.ui.enabled=false",
                     "--driver-java-options", f"-Dlog4j2.configurationFile={ROOT / 'conf' / 'log4j2.properties'}"]
     scripts = Path(tempfile.mkdtemp(prefix="ndcg-bench-"))
-    (scripts / "floor.py").write_text(FLOOR)
-    (scripts / "rank_floor.py").write_text(RANK_FLOOR)
     ks_json = json.dumps(list(KS))
 
     def job(name: str, data: Path) -> Tool:
@@ -251,11 +249,16 @@ def main() -> None:
                    "--no-html-report"]
         return Tool(name, command, lambda _stdout: job_means(output), None if data == plain else "duckdb_skewed")
 
+    def floor(name: str, code: str) -> Tool:
+        """A Spark script on the plain dataset that computes no NDCG, so nothing to agree on."""
+        script = scripts / f"{name}.py"
+        script.write_text(code)
+        command = [*spark_submit, str(script), str(plain / "judgments"), str(plain / "results")]
+        return Tool(name, command, lambda _stdout: None, None)
+
     tools = [
-        Tool("floor", [*spark_submit, str(scripts / "floor.py"), str(plain / "judgments"), str(plain / "results")],
-             lambda _stdout: None, None),
-        Tool("rank_floor", [*spark_submit, str(scripts / "rank_floor.py"), str(plain / "judgments"),
-                            str(plain / "results")], lambda _stdout: None, None),
+        floor("floor", FLOOR),
+        floor("rank_floor", RANK_FLOOR),
         job("job", plain),
     ]
     if skewed is not None:
