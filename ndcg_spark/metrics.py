@@ -145,22 +145,22 @@ def judged_gains(judgments: DataFrame, gain_kind: str) -> DataFrame:
 
 def ranked_dcg(results: DataFrame, gains: DataFrame, order_by: str, ks: Sequence[int]) -> DataFrame:
     """The rows of each ranked list at the cutoff positions, with the running DCG and counts."""
-    # A merge join: both sides arrive sorted by (query_id, doc_id, ...) from their copies'
-    # windows (a hash join, measured, cost more: it builds a table of every task's judgments);
-    # a broadcast would instead ship every judgment to the driver and to every task.
+    # A shuffled hash join: each task hashes its own judgments (one query's live in one task),
+    # so the results need no sort by doc_id; the one sort of the results is the ranking's.
+    # Only what the ranking needs travels through that sort (doc_id only as its tie-break).
     labelled = results.join(
-        gains.select(c.QUERY_ID, c.DOC_ID, c.GAIN, F.lit(True).alias(c.IS_JUDGED)).hint("merge"),
+        gains.select(c.QUERY_ID, c.DOC_ID, c.GAIN, F.lit(True).alias(c.IS_JUDGED)).hint("shuffle_hash"),
         on=[c.QUERY_ID, c.DOC_ID],
         how="left",
     ).select(
         c.RUN_ID,
         c.QUERY_ID,
-        c.DOC_ID,
         c.SCORE,
-        c.RANK,
+        *([c.RANK] if order_by == ORDER_BY_RANK else []),
+        F.col(c.DOC_ID).cast(T.StringType()).alias(TIE_BREAK),
         F.coalesce(F.col(c.GAIN), F.lit(0.0)).alias(c.GAIN),
         F.coalesce(F.col(c.IS_JUDGED), F.lit(False)).alias(c.IS_JUDGED),
-    ).transform(with_tie_break)
+    )
     ranked = with_running_dcg(
         labelled,
         [c.QUERY_ID, c.RUN_ID],
@@ -192,22 +192,49 @@ def dcg_per_query(ranked: DataFrame, ks: Sequence[int], uncut: bool) -> DataFram
 
 
 IDEAL_COLUMNS = (c.NUM_JUDGED, c.NUM_RELEVANT)
+_DOCS = "docs"
+_GRADES = "grades"
+_IDEAL_GAINS = "ideal_gains"
+
+
+def _dcg_of(gains: Column, k: int | None) -> Column:
+    """DCG of an array of gains in rank order, cut at k: summed position by position from the top
+    with the same expression as the ranked lists' running sum, so the same bits."""
+    top = gains if k is None else F.slice(gains, 1, k)
+    discounted_gains = F.transform(top, lambda value, index: discounted(value, index + F.lit(1)))
+    return F.aggregate(discounted_gains, F.lit(0.0), lambda total, value: total + value)
 
 
 def ideal_dcg_per_query(gains: DataFrame, ks: Sequence[int], uncut: bool) -> DataFrame:
-    """One row per judged query: the DCG of all its judged documents in the best order."""
-    order = [F.col(c.GAIN).desc(), F.col(c.DOC_ID).desc()]
-    ideal = with_running_dcg(gains, [c.QUERY_ID], order, c.IDEAL_POSITION, c.CUM_IDCG, ks)
-    return (
-        ideal.groupBy(c.QUERY_ID)
+    """One row per judged query: the DCG of all its judged documents in the best order.
+
+    The ideal order needs only how many documents have each gain, not which: judged documents are
+    counted per (query, gain) by hashing, and each query's few gains are expanded into its ideal
+    list of positive gains (a zero gain adds nothing). No sort of the judgments."""
+    grades = (
+        gains.groupBy(c.QUERY_ID, c.GAIN)
+        # count(doc_id), not count(*): the same (ids are non-null), and it keeps doc_id in this
+        # branch's columns, so that both branches read one exchange of the judgments.
+        .agg(F.count(c.DOC_ID).alias(_DOCS))
+        .groupBy(c.QUERY_ID)
         .agg(
-            F.max(c.IDEAL_POSITION).cast(T.LongType()).alias(c.NUM_JUDGED),
-            F.max(CUM_RELEVANT).cast(T.LongType()).alias(c.NUM_RELEVANT),
-            *[
-                _at_cutoff(c.CUM_IDCG, c.IDEAL_POSITION, k).alias(_cutoff_name(c.IDCG, k))
-                for k in _cutoffs(ks, uncut)
-            ],
+            F.sum(_DOCS).cast(T.LongType()).alias(c.NUM_JUDGED),
+            F.sum(F.when(F.col(c.GAIN) > 0, F.col(_DOCS))).cast(T.LongType()).alias(c.NUM_RELEVANT),
+            F.sort_array(
+                F.collect_list(F.when(F.col(c.GAIN) > 0, F.struct(c.GAIN, _DOCS))), asc=False
+            ).alias(_GRADES),
         )
+    )
+    ideal = F.flatten(F.transform(F.col(_GRADES), lambda grade: F.array_repeat(grade[c.GAIN], grade[_DOCS].cast(T.IntegerType()))))
+    return grades.select(
+        c.QUERY_ID,
+        c.NUM_JUDGED,
+        F.coalesce(F.col(c.NUM_RELEVANT), F.lit(0).cast(T.LongType())).alias(c.NUM_RELEVANT),
+        ideal.alias(_IDEAL_GAINS),
+    ).select(
+        c.QUERY_ID,
+        *IDEAL_COLUMNS,
+        *[_dcg_of(F.col(_IDEAL_GAINS), k).alias(_cutoff_name(c.IDCG, k)) for k in _cutoffs(ks, uncut)],
     )
 
 
@@ -230,7 +257,8 @@ def query_pairs(
     gains = judged_gains(judgments, gain_kind)
     dcg = ranked_dcg(results, gains, order_by, ks).transform(lambda df: dcg_per_query(df, ks, uncut))
     ideal = ideal_dcg_per_query(gains, ks, uncut)
-    return dcg.join(ideal, on=c.QUERY_ID, how="full_outer")
+    # A hash join: the per-query rows need no sort of their own to meet.
+    return dcg.join(ideal.hint("shuffle_hash"), on=c.QUERY_ID, how="full_outer")
 
 
 def is_judged(pairs: DataFrame) -> Column:
