@@ -55,13 +55,10 @@ class Check:
 @dataclass(frozen=True)
 class Duplicates:
     """What makes two rows copies (the same doc_id in one list), which copy is kept, and how to
-    say it when copies are refused.
-
-    `kept` holds one aggregate per other column, each aliased to that column: applied to a key's
-    rows, it gives the values of the copy kept (for a key without copies, its one row)."""
+    say it when copies are refused."""
 
     lists: tuple[str, ...]
-    kept: tuple[Column, ...]
+    keep_first: tuple[Column, ...]
     lenient: bool
     refusal: str
 
@@ -261,7 +258,7 @@ def _judgments(raw: DataFrame, config: JobConfig, id_types: IdTypes) -> Input:
     ]
     duplicates = Duplicates(
         lists=(c.QUERY_ID,),
-        kept=(F.max(c.RELEVANCE).alias(c.RELEVANCE),),
+        keep_first=(F.col(c.RELEVANCE).desc(),),
         lenient=config.duplicate_judgments == ON_DUPLICATE_JUDGMENT_KEEP_MAX,
         refusal=(
             f"columns '{names.query_id}', '{names.doc_id}': {{keys}} (query, doc) pairs are judged"
@@ -270,22 +267,6 @@ def _judgments(raw: DataFrame, config: JobConfig, id_types: IdTypes) -> Input:
         ),
     )
     return _input(JUDGMENTS, path, raw, columns, checks, duplicates)
-
-
-def _best_copy(order_by: str, lenient: bool) -> tuple[Column, ...]:
-    """The copy trec_eval's order puts first: the best-scored one (by rank first, when ranking by
-    rank). Without a rank column every rank is NULL and stays so. When copies are refused, what
-    a copy keeps never reaches a report, and the plain aggregates suit a hash aggregation."""
-    if order_by != ORDER_BY_RANK:
-        return F.max(c.SCORE).alias(c.SCORE), F.lit(None).cast(T.LongType()).alias(c.RANK)
-    if not lenient:
-        return F.max(c.SCORE).alias(c.SCORE), F.min(c.RANK).alias(c.RANK)
-    # Lowest rank, then highest score: the least (rank is NULL, rank, -score); a NULL rank
-    # (refused anyway) comes last. An aggregate over a struct is sort-based in Spark: this one
-    # case (keep_best with rank order) sorts the results once more.
-    rank = F.col(c.RANK)
-    best = F.min(F.struct(rank.isNull().alias("n"), rank.alias("r"), (-F.col(c.SCORE)).alias("s")))
-    return (-best["s"]).alias(c.SCORE), best["r"].alias(c.RANK)
 
 
 def _results(raw: DataFrame, config: JobConfig, id_types: IdTypes) -> Input:
@@ -315,11 +296,12 @@ def _results(raw: DataFrame, config: JobConfig, id_types: IdTypes) -> Input:
         F.col(names.score).cast(T.DoubleType()).alias(c.SCORE),
         rank,
     ]
-    lenient = config.duplicate_results == ON_DUPLICATE_RESULT_KEEP_BEST
+    # Without a rank column every rank is NULL: sorting by it would cost without deciding anything.
+    by_rank = (F.col(c.RANK).asc_nulls_last(),) if config.order_by == ORDER_BY_RANK else ()
     duplicates = Duplicates(
         lists=(c.QUERY_ID, c.RUN_ID),
-        kept=_best_copy(config.order_by, lenient),
-        lenient=lenient,
+        keep_first=(*by_rank, F.col(c.SCORE).desc()),
+        lenient=config.duplicate_results == ON_DUPLICATE_RESULT_KEEP_BEST,
         refusal=(
             f"columns '{names.query_id}', '{names.doc_id}': {{keys}} documents are retrieved more"
             " than once for the same query and run ({extra} extra rows); trec_eval refuses this,"

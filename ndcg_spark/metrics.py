@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pyspark.sql import Column, DataFrame, Window, WindowSpec
+from pyspark.sql import Column, DataFrame, Observation, Window, WindowSpec
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
@@ -145,11 +145,13 @@ def judged_gains(judgments: DataFrame, gain_kind: str) -> DataFrame:
 
 def ranked_dcg(results: DataFrame, gains: DataFrame, order_by: str, ks: Sequence[int]) -> DataFrame:
     """The rows of each ranked list at the cutoff positions, with the running DCG and counts."""
-    # A shuffled hash join: each task hashes its own judgments (one query's live in one task),
-    # so the results need no sort by doc_id; the one sort of the results is the ranking's.
-    # Only what the ranking needs travels through that sort (doc_id only as its tie-break).
+    # A merge join: both sides arrive sorted by (query_id, doc_id, ...) from their copies'
+    # windows. Measured warm at 10M rows, a shuffled hash join cost as much as this join with
+    # its sorts, and finding copies by a hash aggregation instead of those windows cost more
+    # than the sort (see docs/performance.md). Only what the ranking needs travels on through
+    # its sort (doc_id only as its tie-break string).
     labelled = results.join(
-        gains.select(c.QUERY_ID, c.DOC_ID, c.GAIN, F.lit(True).alias(c.IS_JUDGED)).hint("shuffle_hash"),
+        gains.select(c.QUERY_ID, c.DOC_ID, c.GAIN, F.lit(True).alias(c.IS_JUDGED)).hint("merge"),
         on=[c.QUERY_ID, c.DOC_ID],
         how="left",
     ).select(
@@ -192,6 +194,7 @@ def dcg_per_query(ranked: DataFrame, ks: Sequence[int], uncut: bool) -> DataFram
 
 
 IDEAL_COLUMNS = (c.NUM_JUDGED, c.NUM_RELEVANT)
+JUDGED_QUERIES = "judged_queries"
 _DOCS = "docs"
 _GRADES = "grades"
 _IDEAL_GAINS = "ideal_gains"
@@ -250,13 +253,27 @@ def query_pairs(
     gain_kind: str = GAIN_LINEAR,
     order_by: str = ORDER_BY_SCORE,
     uncut: bool = True,
+    judged_queries: Observation | None = None,
+    ideal_judgments: DataFrame | None = None,
 ) -> DataFrame:
     """The one pass over the data: a row per (run, query) retrieved, with its DCGs, and per judged
     query its ideal DCGs; a retrieved query nobody judged has NULL ideal columns, a judged query
-    no run retrieved has a NULL run_id. Both inputs must already be copartitioned."""
+    no run retrieved has a NULL run_id. Both inputs must already be copartitioned.
+
+    judged_queries, when given, counts the judged queries (metric JUDGED_QUERIES) on the way:
+    the ideal side has one row each, so no later query has to count them. ideal_judgments, when
+    given, are the judgments the ideal side reads instead (the same exchange, without the copies
+    check that a run refusing copies needs in one place only)."""
     gains = judged_gains(judgments, gain_kind)
     dcg = ranked_dcg(results, gains, order_by, ks).transform(lambda df: dcg_per_query(df, ks, uncut))
-    ideal = ideal_dcg_per_query(gains, ks, uncut)
+    # Without the non-null filter: above a bare exchange Spark would push it below the exchange,
+    # which then could not be shared (rows with NULL ids are refused anyway).
+    ideal_gains = gains if ideal_judgments is None else ideal_judgments.select(
+        c.QUERY_ID, c.DOC_ID, gain(F.col(c.RELEVANCE), gain_kind).alias(c.GAIN)
+    )
+    ideal = ideal_dcg_per_query(ideal_gains, ks, uncut)
+    if judged_queries is not None:
+        ideal = ideal.observe(judged_queries, F.count(F.lit(1)).alias(JUDGED_QUERIES))
     # A hash join: the per-query rows need no sort of their own to meet.
     return dcg.join(ideal.hint("shuffle_hash"), on=c.QUERY_ID, how="full_outer")
 

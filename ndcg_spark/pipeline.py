@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
-from pyspark.sql import DataFrame, Row, SparkSession
+from pyspark.sql import DataFrame, Observation, Row, SparkSession
 from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
@@ -19,11 +19,12 @@ from ndcg_spark.config import JobConfig
 from ndcg_spark.inputs import read_inputs
 from ndcg_spark.progress import step
 from ndcg_spark.metrics import (
+    JUDGED_QUERIES,
+    copartition,
     RETRIEVED,
     RETRIEVED_JUDGED,
     counts_per_run,
     evaluated_pairs,
-    is_judged,
     per_query_rows,
     query_pairs,
     summarize,
@@ -70,9 +71,23 @@ class Evaluation:
         return [run.run_id for run in self.runs]
 
 
-def main_pass(spark: SparkSession, config: JobConfig) -> tuple[DataFrame, Observed, Observed]:
+@dataclass(frozen=True)
+class MainPass:
+    """The plan of the one pass over the data, and what it observes on the way."""
+
+    pairs: DataFrame
+    judgments: Observed
+    results: Observed
+    judged_queries: Observation
+
+
+def main_pass(spark: SparkSession, config: JobConfig) -> MainPass:
     """The plan of the one pass over the data: (run, query) rows, and both inputs' observed checks."""
     judgments, results = (observe(source) for source in read_inputs(spark, config))
+    judged_queries = Observation("judged_queries")
+    # When copies are refused, a run with copies publishes nothing: the ideal side can read the
+    # judgments' exchange as it is, and only the join's side sorts them for the copies check.
+    lenient = judgments.source.duplicates.lenient
     pairs = query_pairs(
         results.frame,
         judgments.frame,
@@ -80,17 +95,29 @@ def main_pass(spark: SparkSession, config: JobConfig) -> tuple[DataFrame, Observ
         gain_kind=config.gain,
         order_by=config.order_by,
         uncut=config.uncut,
+        judged_queries=judged_queries,
+        ideal_judgments=judgments.frame if lenient else copartition(judgments.source.frame),
     )
-    return pairs, judgments, results
+    return MainPass(pairs, judgments, results, judged_queries)
 
 
-def score_pairs(spark: SparkSession, config: JobConfig, staging: Staging) -> tuple[DataFrame, InputCounts, InputCounts]:
-    """The one pass: stage the (run, query) rows, then enforce the row checks it counted.
-    Returns the staged rows and the (judgments, results) counts."""
-    pairs, judgments, results = main_pass(spark, config)
-    pairs.write.parquet(staging.path(PAIRS_DIR))
-    judged, retrieved = enforce(judgments), enforce(results)
-    return spark.read.parquet(staging.path(PAIRS_DIR)), judged, retrieved
+@dataclass(frozen=True)
+class Scored:
+    """The staged (run, query) rows and the counts the main pass observed."""
+
+    pairs: DataFrame
+    judgments: InputCounts
+    results: InputCounts
+    judged_queries: int
+
+
+def score_pairs(spark: SparkSession, config: JobConfig, staging: Staging) -> Scored:
+    """The one pass: stage the (run, query) rows, then enforce the row checks it counted."""
+    scoring = main_pass(spark, config)
+    scoring.pairs.write.parquet(staging.path(PAIRS_DIR))
+    judged, retrieved = enforce(scoring.judgments), enforce(scoring.results)
+    judged_queries = int(scoring.judged_queries.get[JUDGED_QUERIES] or 0)
+    return Scored(spark.read.parquet(staging.path(PAIRS_DIR)), judged, retrieved, judged_queries)
 
 
 def evaluate(spark: SparkSession, config: JobConfig, staging: Staging) -> tuple[DataFrame, Evaluation]:
@@ -99,14 +126,15 @@ def evaluate(spark: SparkSession, config: JobConfig, staging: Staging) -> tuple[
     # Slice columns are looked up before the main pass, so a missing one fails in seconds.
     slice_input = slice_source(spark, config) if config.slices else None
     with step("main pass") as counts:
-        pairs, judged, retrieved = score_pairs(spark, config, staging)
+        scored = score_pairs(spark, config, staging)
+        pairs, judged, retrieved = scored.pairs, scored.judgments, scored.results
         counts.update(judgment_rows=judged.rows_read, result_rows=retrieved.rows_read)
     per_query = evaluated_pairs(pairs, config.ks, config.uncut, config.complete).transform(
         lambda df: per_query_rows(df, config.ks, config.uncut)
     )
     with step("summary") as counts:
         summary = summarize(per_query).orderBy(c.RUN_ID, c.MEASURE, F.col(c.K).asc_nulls_last()).collect()
-        judged_queries = pairs.filter(is_judged(pairs)).select(c.QUERY_ID).distinct().count()
+        judged_queries = scored.judged_queries
         runs = _run_counts(pairs, judged_queries, config.complete)
         counts.update(runs=len(runs), judged_queries=judged_queries, per_query_rows=sum(row[c.NUM_QUERIES] for row in summary))
     comparison = []

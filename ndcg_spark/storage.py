@@ -60,6 +60,15 @@ class FileSystem:
             found.append(FileInfo(str(status.getPath().toString()), int(status.getModificationTime())))
         return found
 
+    def parquet_rows(self, path: str) -> int:
+        """The row count in a Parquet file's footer: read by the driver, no Spark job."""
+        parquet = self._jvm.org.apache.parquet.hadoop
+        reader = parquet.ParquetFileReader.open(parquet.util.HadoopInputFile.fromPath(self._path(path), self._conf))
+        try:
+            return int(reader.getRecordCount())
+        finally:
+            reader.close()
+
     def write_text(self, path: str, text: str) -> None:
         """Write a small file atomically: a hidden temporary next to it, then replace."""
         temporary = f"{path.rsplit('/', 1)[0]}/.{uuid.uuid4().hex}.tmp"

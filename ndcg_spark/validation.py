@@ -1,9 +1,8 @@
 """Row checks counted during the main pass, then enforced before anything is published.
 
-Each input is shuffled by query_id once; right after that shuffle every check is counted by an
-Observation, and the rows of each key (a document in one list, a judged document) are gathered
-by a hash aggregation, which keeps one copy and counts the others: no sort. The counters sit in
-the last stage of the main pass, whose tasks Spark counts once each even when they are retried,
+Each input is shuffled by query_id once; right after that shuffle the copies of a key (a
+document retrieved twice, judged twice) are flagged and every check is counted by an Observation. The counters sit
+in the last stage of the main pass, whose tasks Spark counts once each even when they are retried,
 so the counts are exact. No extra scan of the inputs is needed; only when a check fails is the
 input scanned again, to name the first file holding such a row.
 """
@@ -11,18 +10,20 @@ input scanned again, to name the first file holding such a row.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import reduce
+from operator import and_
 
-from pyspark.sql import Column, DataFrame, Observation
+from pyspark.sql import Column, DataFrame, Observation, Window
 from pyspark.sql import functions as F
 
+from ndcg_spark import columns as c
 from ndcg_spark.errors import InputError
-from ndcg_spark.inputs import FILE, Input
+from ndcg_spark.inputs import FILE, Duplicates, Input
 from ndcg_spark.metrics import copartition, indicator
 
+COPY = "_copy"
 ROWS = "rows"
-COPIES = "_copies"
 EXTRA_COPIES = "extra_copies"
-COPIED_KEYS = "copied_keys"
 
 
 def _check_name(index: int) -> str:
@@ -31,12 +32,11 @@ def _check_name(index: int) -> str:
 
 @dataclass(frozen=True)
 class Observed:
-    """An input after its one shuffle, one row per key, with the observations of its checks."""
+    """An input after its one shuffle, duplicates dropped, with the observation of its checks."""
 
     source: Input
     frame: DataFrame
-    checks: Observation
-    copies: Observation
+    observation: Observation
 
 
 def _count(condition: Column) -> Column:
@@ -44,26 +44,43 @@ def _count(condition: Column) -> Column:
 
 
 def observe(source: Input) -> Observed:
-    """Shuffle by query_id, count every check, then one row per key: the copy to keep, and how
-    many rows the key had. The aggregation needs no other shuffle (query_id is among its keys)."""
-    checks, copies = Observation(f"{source.label}_checks"), Observation(f"{source.label}_copies")
+    """Shuffle by query_id, flag the copies of each key, count every check, keep first copies."""
+    observation = Observation(f"{source.label}_checks")
     frame = (
         copartition(source.frame)
+        .withColumn(COPY, _is_copy(source.duplicates))
         .observe(
-            checks,
+            observation,
             F.count(F.lit(1)).alias(ROWS),
+            _count(F.col(COPY)).alias(EXTRA_COPIES),
             *[_count(check.condition).alias(_check_name(i)) for i, check in enumerate(source.checks)],
         )
-        .groupBy(*source.duplicates.keys)
-        .agg(F.count(F.lit(1)).alias(COPIES), *source.duplicates.kept)
-        .observe(
-            copies,
-            F.sum(F.col(COPIES) - F.lit(1)).alias(EXTRA_COPIES),
-            _count(F.col(COPIES) > 1).alias(COPIED_KEYS),
-        )
-        .select(*source.frame.columns)
+        .filter(~F.col(COPY))
+        .drop(COPY)
     )
-    return Observed(source, frame, checks, copies)
+    return Observed(source, frame, observation)
+
+
+def _is_copy(duplicates: Duplicates) -> Column:
+    """Whether a row repeats the key of the row before it, in the order (doc_id, run_id,
+    preference): the first row of each key is the copy to keep.
+
+    A window per query, not per key: copies are adjacent, and groups of a query's rows cost Spark
+    far less than millions of one-row groups. Its sort by (query_id, doc_id, ...) is also the
+    order the merge join with the judgments needs. One lag per key column, at offset 1 only (how
+    many keys have copies is counted on the failure path)."""
+    query, *rest = duplicates.lists
+    keys = [c.DOC_ID, *rest]
+    spec = Window.partitionBy(query).orderBy(*[F.col(key).asc() for key in keys], *duplicates.keep_first)
+    return F.coalesce(
+        reduce(and_, [F.lag(key, 1).over(spec).eqNullSafe(F.col(key)) for key in keys]), F.lit(False)
+    )
+
+
+def _copied_keys(source: Input) -> int:
+    """How many keys have copies: for the refusal's message only, so a failure path's scan."""
+    per_key = source.frame.groupBy(*source.duplicates.keys).agg(F.count(F.lit(1)).alias(ROWS))
+    return per_key.filter(F.col(ROWS) > 1).count()
 
 
 @dataclass(frozen=True)
@@ -81,7 +98,7 @@ def _first_file(source: Input, index: int) -> str | None:
 def enforce(observed: Observed) -> InputCounts:
     """Raise InputError for the first check that failed (naming its file), else return the counts.
     Call only after the action that computed the observed frame."""
-    source, counts, copies = observed.source, observed.checks.get, observed.copies.get
+    source, counts = observed.source, observed.observation.get
     rows = int(counts[ROWS] or 0)
     prefix = f"{source.label} {source.path}"
     if rows == 0:
@@ -94,9 +111,9 @@ def enforce(observed: Observed) -> InputCounts:
                 f"{prefix}: column '{check.column}': {bad} of {rows} rows {check.problem}"
                 + (f" (first in {where})" if where else "")
             )
-    extra = int(copies[EXTRA_COPIES] or 0)
+    extra = int(counts[EXTRA_COPIES] or 0)
     if extra and not source.duplicates.lenient:
-        keys = int(copies[COPIED_KEYS] or 0)
+        keys = _copied_keys(source)
         refusal = source.duplicates.refusal.replace("{keys}", str(keys)).replace("{extra}", str(extra))
         raise InputError(f"{prefix}: {refusal}")
     return InputCounts(rows_read=rows, duplicates_dropped=extra)

@@ -61,14 +61,16 @@ def test_main_pass_shuffles_each_input_once(
         {"judgments": str(judgments), "results": str(results), "output": str(tmp_path / "out"),
          "order_by": order_by, "ks": "5,10"}
     )
-    pairs, _, _ = main_pass(spark, config)
+    pairs = main_pass(spark, config).pairs
     ranked_by = "rank#" if order_by == "rank" else "score#"
     plan = _plan(pairs)
     _assert_one_shuffle_per_input(plan)
-    # One sort of rows in all: the ranking's (both of its windows share it). Copies are found by
-    # hashing, the judgments are joined by hashing, the ideal list comes from counts per gain.
+    # Three sorts of rows, no more: the results' copies window (also the merge join's order), the
+    # ranking (both of its windows share it), the judgments' copies window (also the join's
+    # order). The ideal list comes from counts per gain, with no sort; the per-query rows meet
+    # in a hash join.
     sorts = _SORT.findall(plan)
-    assert len(sorts) == 1, plan
+    assert len(sorts) == 3, plan
     assert re.search(r"Sort \[query_id#\d+L? ASC NULLS FIRST, run_id#\d+ ASC NULLS FIRST, " + ranked_by, plan), plan
 
 
