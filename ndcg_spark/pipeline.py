@@ -20,9 +20,9 @@ from ndcg_spark.inputs import read_inputs
 from ndcg_spark.progress import step
 from ndcg_spark.metrics import (
     JUDGED_QUERIES,
-    copartition,
     RETRIEVED,
     RETRIEVED_JUDGED,
+    copartition,
     counts_per_run,
     evaluated_pairs,
     per_query_rows,
