@@ -22,7 +22,6 @@ from ndcg_spark.metrics import (
     JUDGED_QUERIES,
     RETRIEVED,
     RETRIEVED_JUDGED,
-    copartition,
     counts_per_run,
     evaluated_pairs,
     per_query_rows,
@@ -96,7 +95,7 @@ def main_pass(spark: SparkSession, config: JobConfig) -> MainPass:
         order_by=config.order_by,
         uncut=config.uncut,
         judged_queries=judged_queries,
-        ideal_judgments=judgments.frame if lenient else copartition(judgments.source.frame),
+        ideal_judgments=judgments.frame if lenient else judgments.checked,
     )
     return MainPass(pairs, judgments, results, judged_queries)
 

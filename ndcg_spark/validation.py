@@ -1,9 +1,9 @@
 """Row checks counted during the main pass, then enforced before anything is published.
 
-Each input is shuffled by query_id once; right after that shuffle the copies of a key (a
-document retrieved twice, judged twice) are flagged and every check is counted by an Observation. The counters sit
-in the last stage of the main pass, whose tasks Spark counts once each even when they are retried,
-so the counts are exact. No extra scan of the inputs is needed; only when a check fails is the
+Each input is shuffled by query_id once; right after that shuffle every check is counted by an
+Observation, then the copies of a key (a document retrieved twice, judged twice) are flagged and
+counted by another. The counters sit in the last stage of the main pass, whose tasks Spark counts
+once each even when they are retried, so the counts are exact. No extra scan of the inputs is needed; only when a check fails is the
 input scanned again, to name the first file holding such a row.
 """
 
@@ -32,11 +32,14 @@ def _check_name(index: int) -> str:
 
 @dataclass(frozen=True)
 class Observed:
-    """An input after its one shuffle, duplicates dropped, with the observation of its checks."""
+    """An input after its one shuffle: every row with its checks counted (`checked`), and the
+    rows kept once copies are dropped (`frame`), with the copies counted."""
 
     source: Input
+    checked: DataFrame
     frame: DataFrame
-    observation: Observation
+    checks: Observation
+    copies: Observation
 
 
 def _count(condition: Column) -> Column:
@@ -44,21 +47,22 @@ def _count(condition: Column) -> Column:
 
 
 def observe(source: Input) -> Observed:
-    """Shuffle by query_id, flag the copies of each key, count every check, keep first copies."""
-    observation = Observation(f"{source.label}_checks")
+    """Shuffle by query_id and count every check; then flag the copies of each key, count them
+    and keep first copies. Two observations: a branch of the plan that reads `checked` (the
+    ideal side) still counts the checks when Spark prunes the other (empty results)."""
+    checks, copies = Observation(f"{source.label}_checks"), Observation(f"{source.label}_copies")
+    checked = copartition(source.frame).observe(
+        checks,
+        F.count(F.lit(1)).alias(ROWS),
+        *[_count(check.condition).alias(_check_name(i)) for i, check in enumerate(source.checks)],
+    )
     frame = (
-        copartition(source.frame)
-        .withColumn(COPY, _is_copy(source.duplicates))
-        .observe(
-            observation,
-            F.count(F.lit(1)).alias(ROWS),
-            _count(F.col(COPY)).alias(EXTRA_COPIES),
-            *[_count(check.condition).alias(_check_name(i)) for i, check in enumerate(source.checks)],
-        )
+        checked.withColumn(COPY, _is_copy(source.duplicates))
+        .observe(copies, _count(F.col(COPY)).alias(EXTRA_COPIES))
         .filter(~F.col(COPY))
         .drop(COPY)
     )
-    return Observed(source, frame, observation)
+    return Observed(source, checked, frame, checks, copies)
 
 
 def _is_copy(duplicates: Duplicates) -> Column:
@@ -98,7 +102,7 @@ def _first_file(source: Input, index: int) -> str | None:
 def enforce(observed: Observed) -> InputCounts:
     """Raise InputError for the first check that failed (naming its file), else return the counts.
     Call only after the action that computed the observed frame."""
-    source, counts = observed.source, observed.observation.get
+    source, counts = observed.source, observed.checks.get
     rows = int(counts[ROWS] or 0)
     prefix = f"{source.label} {source.path}"
     if rows == 0:
@@ -111,7 +115,8 @@ def enforce(observed: Observed) -> InputCounts:
                 f"{prefix}: column '{check.column}': {bad} of {rows} rows {check.problem}"
                 + (f" (first in {where})" if where else "")
             )
-    extra = int(counts[EXTRA_COPIES] or 0)
+    # Unset when Spark pruned the branch that counts copies (the other input was empty).
+    extra = int(observed.copies.get[EXTRA_COPIES] or 0)
     if extra and not source.duplicates.lenient:
         keys = _copied_keys(source)
         refusal = source.duplicates.refusal.replace("{keys}", str(keys)).replace("{extra}", str(extra))

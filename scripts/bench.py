@@ -9,7 +9,8 @@ than trec_eval's string order), and nothing else: no join, no ideal DCG, no chec
 
 A tool's time is reported only when its mean NDCG@k agrees with the job's to 1e-9 on the same
 data; a peer that disagrees is named and left out. RankingMetrics computes another NDCG by design
-(exponential gain): it is timed, and how far its means are from the job's is reported. Whole-process wall time (median over the
+(binary relevance, the only kind its Python API passes): it is timed, and how far its means are
+from the job's is reported. Whole-process wall time (median over the
 rounds) and peak RSS of the largest process (GNU time), the ratios to the floor and of the job to
 each peer, written as JSON and Markdown under --out.
 
@@ -131,12 +132,13 @@ DUCKDB = textwrap.dedent(
     """
 )
 
-# Spark MLlib's own NDCG, given its best case: each query's ranked list (score descending, ties by
-# doc_id descending as strings, as trec_eval) and its judged documents sorted by grade, with the
-# grades as relevance values (graded NDCG since Spark 3.4). The Python class wants an RDD built in
-# Python; the JVM's constructor takes the DataFrame, so the rows never pass through Python.
-# Cached once, then one ndcgAt per cutoff. Its NDCG differs from trec_eval's by design (its gain
-# is 2^rel - 1, its ideal list is the labels in the order given): reported, not required to agree.
+# Spark MLlib's own NDCG, as a Spark user would call it from Python: each query's ranked list
+# (score descending, ties by doc_id descending as strings, as trec_eval) and its relevant documents
+# (grade > 0). Binary: Spark 4's Python constructor reads only the first two columns of its input
+# (PythonMLLibAPI.newRankingMetrics), so graded relevance values cannot be passed from Python, and
+# every label counts 1. The Python class wants an RDD built in Python; the JVM's constructor takes
+# the DataFrame, so the rows never pass through Python. Cached once, then one ndcgAt per cutoff.
+# Its NDCG is not trec_eval's (binary gain): reported, not required to agree.
 SPARK_RANKING_METRICS = textwrap.dedent(
     """
     import json, sys
@@ -146,13 +148,12 @@ SPARK_RANKING_METRICS = textwrap.dedent(
     spark = SparkSession.builder.appName("spark_ranking_metrics").getOrCreate()
     judgments, results, ks = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
     doc = F.col("doc_id").cast("string").alias("doc")
-    j = spark.read.parquet(judgments).select("query_id", doc, F.col("relevance").cast("double").alias("rel"))
+    j = spark.read.parquet(judgments).select("query_id", doc, "relevance")
     r = spark.read.parquet(results).select("query_id", doc, "score")
     ranked = (r.groupBy("query_id").agg(F.sort_array(F.collect_list(F.struct("score", "doc")), asc=False).alias("l"))
               .select("query_id", F.col("l.doc").alias("pred")))
-    ideal = (j.groupBy("query_id").agg(F.sort_array(F.collect_list(F.struct("rel", "doc")), asc=False).alias("l"))
-             .select("query_id", F.col("l.doc").alias("lab"), F.col("l.rel").alias("rel")))
-    frame = ranked.join(ideal, "query_id").select("pred", "lab", "rel").cache()
+    relevant = (j.groupBy("query_id").agg(F.collect_list(F.when(F.col("relevance") > 0, F.col("doc"))).alias("lab")))
+    frame = ranked.join(relevant, "query_id").select("pred", "lab").cache()
     metrics = RankingMetrics.__new__(RankingMetrics)
     super(RankingMetrics, metrics).__init__(callMLlibFunc("newRankingMetrics", frame._jdf))
     print("MEANS " + json.dumps({str(k): metrics.ndcgAt(k) for k in ks}))
@@ -375,7 +376,7 @@ def main() -> None:
         lines += ["", f"{name}: disagrees with the job by {worst:.3g} (left out)"]
     for name, worst in by_design.items():
         lines += ["", f"{name}: its mean NDCG@k differs from the job's (trec_eval's) by up to {worst:.3g}:"
-                      " gain 2^rel - 1 instead of rel (see docs/performance.md)"]
+                      " binary relevance from Python (see docs/performance.md)"]
     Path(f"{stem}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     shutil.rmtree(scripts, ignore_errors=True)
