@@ -5,9 +5,10 @@ position min(k, list length). Summing in rank order, as trec_eval does, never in
 happens to feed rows, makes every value independent of partitioning.
 
 The whole computation is served by one hash partitioning of each input by query_id: the join
-on (query_id, doc_id), the ranking window, the ideal window and the per-query aggregations all
-reuse it, and after the ranking window only the rows at a cutoff position (and each list's last
-row) travel on.
+on (query_id, doc_id), the ranking window, the ideal DCG's counts per gain and the per-query
+aggregations all reuse it, and after the ranking window only the rows at a cutoff position (and
+each list's last row) travel on. The ideal DCG is summed over an array of gains, position by
+position, with the same expression as the running sum: the same bits a window would give.
 """
 
 from __future__ import annotations
@@ -228,7 +229,9 @@ def ideal_dcg_per_query(gains: DataFrame, ks: Sequence[int], uncut: bool) -> Dat
             ).alias(_GRADES),
         )
     )
-    ideal = F.flatten(F.transform(F.col(_GRADES), lambda grade: F.array_repeat(grade[c.GAIN], grade[_DOCS].cast(T.IntegerType()))))
+    ideal = F.flatten(
+        F.transform(F.col(_GRADES), lambda grade: F.array_repeat(grade[c.GAIN], grade[_DOCS].cast(T.IntegerType())))
+    )
     return grades.select(
         c.QUERY_ID,
         c.NUM_JUDGED,
@@ -262,15 +265,11 @@ def query_pairs(
 
     judged_queries, when given, counts the judged queries (metric JUDGED_QUERIES) on the way:
     the ideal side has one row each, so no later query has to count them. ideal_judgments, when
-    given, are the judgments the ideal side reads instead (the same exchange, without the copies
-    check that a run refusing copies needs in one place only)."""
+    given, are the judgments the ideal side reads instead: the same exchange before the copies
+    window, when a run with copies is refused anyway and one copies check is enough."""
     gains = judged_gains(judgments, gain_kind)
     dcg = ranked_dcg(results, gains, order_by, ks).transform(lambda df: dcg_per_query(df, ks, uncut))
-    # Without the non-null filter: above a bare exchange Spark would push it below the exchange,
-    # which then could not be shared (rows with NULL ids are refused anyway).
-    ideal_gains = gains if ideal_judgments is None else ideal_judgments.select(
-        c.QUERY_ID, c.DOC_ID, gain(F.col(c.RELEVANCE), gain_kind).alias(c.GAIN)
-    )
+    ideal_gains = gains if ideal_judgments is None else judged_gains(ideal_judgments, gain_kind)
     ideal = ideal_dcg_per_query(ideal_gains, ks, uncut)
     if judged_queries is not None:
         ideal = ideal.observe(judged_queries, F.count(F.lit(1)).alias(JUDGED_QUERIES))
