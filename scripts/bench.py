@@ -351,6 +351,7 @@ def main() -> None:
         "median_wall_s": median,
         "peak_rss_gb": {tool.name: max(tool.peaks) for tool in timed_tools},
         "ratio_to_floor": {name: value / median["floor"] for name, value in median.items()},
+        "ratio_to_rank_floor": {name: value / median["rank_floor"] for name, value in median.items()},
         "job_ratio_to_peer": {name: median["job"] / value for name, value in median.items()
                               if name not in ("job", "job_skewed") and not name.endswith("_skewed")},
         "skewed_ratio_to_unskewed": median["job_skewed"] / median["job"] if "job_skewed" in median else None,
@@ -364,10 +365,12 @@ def main() -> None:
     lines = [f"{args.queries * args.depth:,} result rows, {args.queries * args.judged:,} judgments,"
              f" NDCG@{','.join(map(str, KS))}, local[2], driver {args.driver_memory},"
              f" median of {args.repeat}",
-             "", "| tool | wall (s) | x floor | job / tool | peak RSS (GB) |", "|---|---|---|---|---|"]
+             "", "| tool | wall (s) | x floor | x ranking floor | job / tool | peak RSS (GB) |",
+             "|---|---|---|---|---|---|"]
     for tool in timed_tools:
         ratio = report["job_ratio_to_peer"].get(tool.name)
         lines.append(f"| {tool.name} | {median[tool.name]:.1f} | {report['ratio_to_floor'][tool.name]:.2f} |"
+                     f" {report['ratio_to_rank_floor'][tool.name]:.2f} |"
                      f" {'' if ratio is None else f'{ratio:.2f}'} | {report['peak_rss_gb'][tool.name]:.2f} |")
     if report["skewed_ratio_to_unskewed"] is not None:
         lines += ["", f"skewed ({args.skew:.0%} of the rows in one query) / unskewed job:"
