@@ -3,8 +3,9 @@
 Each input is shuffled by query_id once; right after that shuffle every check is counted by an
 Observation, then the copies of a key (a document retrieved twice, judged twice) are flagged and
 counted by another. The counters sit in the last stage of the main pass, whose tasks Spark counts
-once each even when they are retried, so the counts are exact. No extra scan of the inputs is needed; only when a check fails is the
-input scanned again, to name the first file holding such a row.
+once each even when they are retried, so the counts are exact. No extra scan of the inputs is
+needed; only when a check fails is the input scanned again, to name the first file holding such
+a row.
 """
 
 from __future__ import annotations

@@ -65,12 +65,12 @@ def test_main_pass_shuffles_each_input_once(
     ranked_by = "rank#" if order_by == "rank" else "score#"
     plan = _plan(pairs)
     _assert_one_shuffle_per_input(plan)
-    # Three sorts of rows, no more: the results' copies window (also the merge join's order), the
+    # Four sorts of rows, no more: the results' copies window (also the merge join's order), the
     # ranking (both of its windows share it), the judgments' copies window (also the join's
-    # order). The ideal list comes from counts per gain, with no sort; the per-query rows meet
-    # in a hash join.
+    # order) and their ideal order. The ideal side reads the judgments' exchange before the
+    # copies window, so the judgments are not sorted for copies twice.
     sorts = _SORT.findall(plan)
-    assert len(sorts) == 3, plan
+    assert len(sorts) == 4, plan
     assert re.search(r"Sort \[query_id#\d+L? ASC NULLS FIRST, run_id#\d+ ASC NULLS FIRST, " + ranked_by, plan), plan
 
 
