@@ -200,9 +200,9 @@ JUDGED_QUERIES = "judged_queries"
 def ideal_dcg_per_query(gains: DataFrame, ks: Sequence[int], uncut: bool) -> DataFrame:
     """One row per judged query: the DCG of all its judged documents in the best order.
 
-    The same windows as the ranked lists (no operator of another kind, so nothing more for a
-    cold JVM to compile: an ideal side built from counts per gain and array functions, with no
-    sort, measured slower in a single run)."""
+    The same kind of windows as the ranked lists: an ideal side from counts per gain and array
+    functions sorted less but ran slower, each new operator kind costing a cold JVM its
+    compilation (docs/performance.md, "Designs tried")."""
     order = [F.col(c.GAIN).desc(), F.col(c.DOC_ID).desc()]
     ideal = with_running_dcg(gains, [c.QUERY_ID], order, c.IDEAL_POSITION, c.CUM_IDCG, ks)
     return (
