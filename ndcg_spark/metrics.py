@@ -46,11 +46,15 @@ def discounted(gain_value: Column, position: Column) -> Column:
 TIE_BREAK = "_tie_break"
 
 
-def with_tie_break(frame: DataFrame) -> DataFrame:
+def tie_break() -> Column:
     """doc_id as a string: trec_eval breaks score ties in byte order ("10" before "9"), which
     integer ids do not follow. A column, not an expression in the window's order: Spark then
     sees that both windows of with_running_dcg share one order, and sorts once."""
-    return frame.withColumn(TIE_BREAK, F.col(c.DOC_ID).cast(T.StringType()))
+    return F.col(c.DOC_ID).cast(T.StringType()).alias(TIE_BREAK)
+
+
+def with_tie_break(frame: DataFrame) -> DataFrame:
+    return frame.withColumn(TIE_BREAK, tie_break())
 
 
 def ranking_order(order_by: str) -> list[Column]:
@@ -159,7 +163,7 @@ def ranked_dcg(results: DataFrame, gains: DataFrame, order_by: str, ks: Sequence
         c.QUERY_ID,
         c.SCORE,
         *([c.RANK] if order_by == ORDER_BY_RANK else []),
-        F.col(c.DOC_ID).cast(T.StringType()).alias(TIE_BREAK),
+        tie_break(),
         F.coalesce(F.col(c.GAIN), F.lit(0.0)).alias(c.GAIN),
         F.coalesce(F.col(c.IS_JUDGED), F.lit(False)).alias(c.IS_JUDGED),
     )

@@ -63,8 +63,8 @@ def _single_part(fs: FileSystem, folder: str) -> str:
 
 
 def stage(spark: SparkSession, staging: Staging, dataset: Dataset) -> str:
-    """Write the dataset as one file under staging and check its row count (a Parquet file's
-    from its footer, read by the driver; text by reading it back)."""
+    """Write the dataset as one file under staging, check its row count (a Parquet file's from
+    its footer, read by the driver; text by reading it back) and return that file."""
     folder = staging.path(f"{_STAGED_REPORT}/{dataset.name}")
     writer = dataset.frame.coalesce(1).write
     writer.text(folder) if dataset.text else writer.parquet(folder)
@@ -75,15 +75,15 @@ def stage(spark: SparkSession, staging: Staging, dataset: Dataset) -> str:
             f"staged {dataset.name} has {rows} rows, the job computed {dataset.expected_rows}:"
             " nothing published"
         )
-    return folder
+    return part
 
 
 def publish(spark: SparkSession, staging: Staging, config: JobConfig, datasets: list[Dataset]) -> list[Published]:
     """Stage and check every dataset first, then move each into place, summary last."""
     staged = [(dataset, stage(spark, staging, dataset)) for dataset in datasets]
     published = []
-    for dataset, folder in staged:
-        part, target = _single_part(staging.fs, folder), target_folder(config, dataset.name)
+    for dataset, part in staged:
+        target = target_folder(config, dataset.name)
         staging.fs.mkdirs(target)
         staging.fs.replace(part, f"{target}/{dataset.part_file}")
         # Files of another layout (Spark's own part files, _SUCCESS) would add rows: remove them.
