@@ -15,7 +15,8 @@ class NdcgSparkError(Exception):
 
 
 class ConfigError(NdcgSparkError):
-    """Bad arguments or config file: nothing was read."""
+    """Bad arguments or config file: nothing was published. Found before any data is read, except
+    a --baseline that names no run, which is known only once the results are read."""
 
     exit_code = EXIT_USAGE
 
@@ -24,3 +25,20 @@ class InputError(NdcgSparkError):
     """An input failed validation: nothing was written."""
 
     exit_code = EXIT_INPUT_REJECTED
+
+
+_TRACEBACK = "Traceback (most recent call last)"
+
+
+def first_line(error: BaseException, innermost: bool = False) -> str:
+    """An error's message in one line, for a person on call. For a JVM error, the Java exception
+    (with `innermost`, its root cause) rather than py4j's wrapper; for a failure in a Python
+    worker, the last line of its traceback (the exception raised)."""
+    java = getattr(error, "java_exception", None)
+    while innermost and java is not None and java.getCause() is not None:
+        java = java.getCause()
+    text = str(java.toString()) if java is not None else str(error)
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if not lines:
+        return type(error).__name__
+    return lines[-1] if any(line.startswith(_TRACEBACK) for line in lines) else lines[0]

@@ -13,9 +13,13 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import IO, Any
+from typing import IO, Any, Literal, get_args
 
-from ndcg_spark.config import LOG_AUTO, LOG_JSON, LOG_TEXT
+LogFormat = Literal["auto", "text", "json"]
+LOG_AUTO: LogFormat = "auto"
+LOG_TEXT: LogFormat = "text"
+LOG_JSON: LogFormat = "json"
+LOG_FORMATS: tuple[LogFormat, ...] = get_args(LogFormat)
 
 LOGGER = "ndcg_spark"
 _FIELDS = "fields"
@@ -35,7 +39,8 @@ def on_terminal(stream: IO[str]) -> bool:
     from pyspark import SparkContext
 
     SparkContext._ensure_initialized()  # connects to spark-submit's JVM; starts no SparkContext
-    return SparkContext._jvm.java.lang.System.console() is not None
+    jvm: Any = SparkContext._jvm
+    return jvm.java.lang.System.console() is not None
 
 
 def resolve(log_format: str, stream: IO[str]) -> str:

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 import pytest
 from pyspark.sql import SparkSession
 
-from ndcg_spark.session import BASE_CONF
+from ndcg_spark.job.session import BASE_CONF
 
 
 @pytest.fixture(scope="session")

@@ -10,9 +10,9 @@ from pyspark.sql import DataFrame, SparkSession
 from scipy import stats
 
 from ndcg_spark import columns as c
-from ndcg_spark import compare as cmp
+from ndcg_spark.comparison import resampling as cmp
 from ndcg_spark.errors import ConfigError
-from ndcg_spark.stats import holm, paired_t, t_two_sided_p
+from ndcg_spark.comparison.stats import holm, paired_t, t_two_sided_p
 
 PER_QUERY_DDL = "run_id string, query_id string, measure string, k int, ndcg double"
 CUTOFFS = [cmp.Cutoff(c.MEASURE_CUT, 10), cmp.Cutoff(c.MEASURE_UNCUT, None)]
@@ -35,7 +35,7 @@ def run_compare(spark, values, permutations=1000, bootstrap=1000, seed=42, parti
 
 
 def row_for(rows, run: str, k: int | None):
-    return next(row for row in rows if row[c.RUN_ID] == run and row[c.K] == k)
+    return next(row for row in rows if row.run_id == run and row.k == k)
 
 
 @pytest.fixture(scope="module")
@@ -51,21 +51,21 @@ def values() -> dict[str, np.ndarray]:
 
 def test_means_counts_and_t_test_equal_scipy(spark: SparkSession, values) -> None:
     rows = run_compare(spark, values, permutations=200, bootstrap=200)
-    assert [(row[c.RUN_ID], row[c.K]) for row in rows] == [("better", 10), ("better", None), ("same", 10), ("same", None)]
+    assert [(row.run_id, row.k) for row in rows] == [("better", 10), ("better", None), ("same", 10), ("same", None)]
     for run in ("better", "same"):
         for k, scale in ((10, 1.0), (None, 0.5)):
             row = row_for(rows, run, k)
             a, b = values[run] * scale, values["base"] * scale
             d = a - b
             expected = stats.ttest_rel(a, b)
-            assert row[cmp.NUM_QUERIES] == len(a)
-            assert row[cmp.NDCG_RUN] == pytest.approx(a.mean(), rel=1e-12)
-            assert row[cmp.NDCG_BASELINE] == pytest.approx(b.mean(), rel=1e-12)
-            assert row[cmp.MEAN_DIFFERENCE] == pytest.approx(d.mean(), rel=1e-9, abs=1e-15)
-            assert (row[cmp.WINS], row[cmp.TIES], row[cmp.LOSSES]) == (
+            assert row.num_queries == len(a)
+            assert row.ndcg_run == pytest.approx(a.mean(), rel=1e-12)
+            assert row.ndcg_baseline == pytest.approx(b.mean(), rel=1e-12)
+            assert row.mean_difference == pytest.approx(d.mean(), rel=1e-9, abs=1e-15)
+            assert (row.wins, row.ties, row.losses) == (
                 int((d > 0).sum()), int((d == 0).sum()), int((d < 0).sum()))
-            assert row[cmp.T_STATISTIC] == pytest.approx(expected.statistic, rel=1e-9)
-            assert row[cmp.P_T] == pytest.approx(expected.pvalue, rel=1e-8)
+            assert row.t_statistic == pytest.approx(expected.statistic, rel=1e-9)
+            assert row.p_value_t == pytest.approx(expected.pvalue, rel=1e-8)
 
 
 def test_exact_randomization_equals_scipy_exact_test(spark: SparkSession) -> None:
@@ -79,8 +79,8 @@ def test_exact_randomization_equals_scipy_exact_test(spark: SparkSession) -> Non
         (run, base), lambda x, y, axis: np.mean(x - y, axis=axis), permutation_type="samples",
         vectorized=True, n_resamples=np.inf,
     )
-    assert row[cmp.EXACT] is True and row[cmp.PERMUTATIONS] == 512
-    assert row[cmp.P_RANDOMIZATION] == expected.pvalue
+    assert row.randomization_exact is True and row.permutations == 512
+    assert row.p_value_randomization == expected.pvalue
 
 
 def test_random_randomization_and_bootstrap_agree_with_scipy(spark: SparkSession, values) -> None:
@@ -96,13 +96,13 @@ def test_random_randomization_and_bootstrap_agree_with_scipy(spark: SparkSession
             vectorized=True, n_resamples=20000, random_state=1,
         ).pvalue
         error = math.sqrt(max(expected * (1 - expected), 1e-4) / draws)
-        assert row[cmp.EXACT] is False and row[cmp.PERMUTATIONS] == draws
-        assert abs(row[cmp.P_RANDOMIZATION] - expected) < 4 * error + 0.005
+        assert row.randomization_exact is False and row.permutations == draws
+        assert abs(row.p_value_randomization - expected) < 4 * error + 0.005
         interval = stats.bootstrap((a - b,), np.mean, method="percentile", n_resamples=20000, random_state=1)
         se = (a - b).std(ddof=1) / math.sqrt(len(a))
-        assert row[cmp.CI_LOW] == pytest.approx(interval.confidence_interval.low, abs=0.1 * se)
-        assert row[cmp.CI_HIGH] == pytest.approx(interval.confidence_interval.high, abs=0.1 * se)
-        assert row[cmp.CI_LOW] < row[cmp.MEAN_DIFFERENCE] < row[cmp.CI_HIGH]
+        assert row.ci_low == pytest.approx(interval.confidence_interval.low, abs=0.1 * se)
+        assert row.ci_high == pytest.approx(interval.confidence_interval.high, abs=0.1 * se)
+        assert row.ci_low < row.mean_difference < row.ci_high
 
 
 def test_holm_across_runs(spark: SparkSession, values) -> None:
@@ -110,10 +110,10 @@ def test_holm_across_runs(spark: SparkSession, values) -> None:
     for k in (10, None):
         group = [row_for(rows, run, k) for run in ("better", "same")]
         for raw, adjusted in ((cmp.P_T, cmp.P_T_HOLM), (cmp.P_RANDOMIZATION, cmp.P_RANDOMIZATION_HOLM)):
-            low, high = sorted(row[raw] for row in group)
-            by_p = sorted(group, key=lambda row: row[raw])
-            assert by_p[0][adjusted] == pytest.approx(min(1.0, 2 * low))
-            assert by_p[1][adjusted] == pytest.approx(max(min(1.0, 2 * low), high))
+            low, high = sorted(getattr(row, raw) for row in group)
+            by_p = sorted(group, key=lambda row: getattr(row, raw))
+            assert getattr(by_p[0], adjusted) == pytest.approx(min(1.0, 2 * low))
+            assert getattr(by_p[1], adjusted) == pytest.approx(max(min(1.0, 2 * low), high))
 
 
 def test_same_seed_same_numbers_whatever_the_partitioning(spark: SparkSession, values) -> None:
@@ -121,16 +121,16 @@ def test_same_seed_same_numbers_whatever_the_partitioning(spark: SparkSession, v
     second = run_compare(spark, values, permutations=300, bootstrap=300, partitions=7)
     other_seed = run_compare(spark, values, permutations=300, bootstrap=300, seed=7)
     assert first == second
-    assert [row[cmp.CI_LOW] for row in first] != [row[cmp.CI_LOW] for row in other_seed]
+    assert [row.ci_low for row in first] != [row.ci_low for row in other_seed]
 
 
 def test_only_queries_scored_for_both_are_paired(spark: SparkSession) -> None:
     base = np.array([0.5, 0.2, 0.9])
     rows = run_compare(spark, {"base": base, "run": np.array([0.7, 0.2])}, permutations=100)
     row = row_for(rows, "run", 10)
-    assert row[cmp.NUM_QUERIES] == 2
-    assert (row[cmp.WINS], row[cmp.TIES], row[cmp.LOSSES]) == (1, 1, 0)
-    assert row[cmp.NDCG_BASELINE] == pytest.approx(0.35)
+    assert row.num_queries == 2
+    assert (row.wins, row.ties, row.losses) == (1, 1, 0)
+    assert row.ndcg_baseline == pytest.approx(0.35)
 
 
 def test_unknown_baseline_is_refused(spark: SparkSession, values) -> None:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ndcg_spark.config import ColumnNames, parse_args, parse_ks
+from ndcg_spark.job.config import parse_args
+from ndcg_spark.options import ColumnNames, parse_ks
 from ndcg_spark.errors import ConfigError
 
 REQUIRED = ["--judgments", "j", "--results", "r", "--output", "o"]

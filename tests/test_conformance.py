@@ -9,7 +9,7 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
-from ndcg_spark.metrics import ndcg_per_query, summarize
+from ndcg_spark.scoring.metrics import ndcg_per_query, summarize
 from tests import trec_text
 
 CASES = [

@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import SparkSession
 
-from jobs.evaluate_ndcg import main
+from ndcg_spark.job.cli import main
 from ndcg_spark.errors import EXIT_OK
 
 _SETTINGS = ("spark.sql.shuffle.partitions", "spark.sql.adaptive.enabled")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from jobs.evaluate_ndcg import main
+from ndcg_spark.job.cli import main
 from ndcg_spark.errors import EXIT_OK
 from scripts.make_sample import generate, query_metadata
 

@@ -11,7 +11,7 @@ import pytest
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-from jobs.evaluate_ndcg import main
+from ndcg_spark.job.cli import main
 from ndcg_spark import columns as c
 from ndcg_spark.errors import EXIT_INPUT_REJECTED, EXIT_OK, EXIT_USAGE
 
@@ -236,7 +236,7 @@ def test_report_without_plotly_is_refused_before_spark_reads(monkeypatch, inputs
     monkeypatch.setitem(sys.modules, "plotly", None)  # as if not installed on the driver
     import ndcg_spark
 
-    monkeypatch.delitem(sys.modules, "ndcg_spark.html_report", raising=False)
+    monkeypatch.delitem(sys.modules, "ndcg_spark.report.html", raising=False)
     monkeypatch.delattr(ndcg_spark, "html_report", raising=False)  # set by an earlier import
     output = tmp_path / "out"
     assert run_job(*inputs, str(output)) == EXIT_USAGE

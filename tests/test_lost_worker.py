@@ -22,9 +22,9 @@ import pyarrow.parquet as pq
 import pyspark
 import pytest
 
-from jobs.evaluate_ndcg import main
+from ndcg_spark.job.cli import main
 from ndcg_spark.errors import EXIT_OK
-from ndcg_spark.storage import STAGING_DIR
+from ndcg_spark.io.storage import STAGING_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
 SPARK_CLASS = Path(pyspark.__file__).parent / "bin" / "spark-class"

@@ -10,7 +10,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
-from ndcg_spark.metrics import ndcg_per_query, summarize
+from ndcg_spark.scoring.metrics import ndcg_per_query, summarize
 from tests import oracle
 from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
 

@@ -33,10 +33,12 @@ def test_package_then_spark_submit_with_py_files(tmp_path: Path) -> None:
     wheels = list(dist.glob("ndcg_spark-*-py3-none-any.whl"))
     assert len(wheels) == 1
     with zipfile.ZipFile(wheels[0]) as wheel:
-        assert "ndcg_spark/pipeline.py" in wheel.namelist()
+        assert "ndcg_spark/scoring/evaluation.py" in wheel.namelist()
+        entry_points = next(name for name in wheel.namelist() if name.endswith("entry_points.txt"))
+        assert "ndcg-spark = ndcg_spark.job.cli:entry_point" in wheel.read(entry_points).decode()
     with zipfile.ZipFile(dist / "ndcg_spark.zip") as archive:
         names = archive.namelist()
-    assert "ndcg_spark/__init__.py" in names and "ndcg_spark/html_report.py" in names
+    assert "ndcg_spark/__init__.py" in names and "ndcg_spark/report/html.py" in names
 
     # Run from an empty folder, the job given as dist's copy, the library only through --py-files.
     work = tmp_path / "elsewhere"

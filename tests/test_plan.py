@@ -12,9 +12,10 @@ import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import SparkSession
 
-from ndcg_spark.config import build_config
-from ndcg_spark.metrics import ndcg_per_query
-from ndcg_spark.pipeline import main_pass
+from ndcg_spark.job.config import build_config
+from ndcg_spark.job.inputs import read_inputs
+from ndcg_spark.scoring.metrics import ndcg_per_query
+from ndcg_spark.scoring.evaluation import main_pass
 from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
 
 _EXCHANGE = re.compile(r"^[\s:|+-]*(\*\(\d+\) )?Exchange hashpartitioning", re.MULTILINE)
@@ -61,7 +62,7 @@ def test_main_pass_shuffles_each_input_once(
         {"judgments": str(judgments), "results": str(results), "output": str(tmp_path / "out"),
          "order_by": order_by, "ks": "5,10"}
     )
-    pairs = main_pass(spark, config).pairs
+    pairs = main_pass(*read_inputs(spark, config), ks=config.ks, order_by=config.order_by).pairs
     ranked_by = "rank#" if order_by == "rank" else "score#"
     plan = _plan(pairs)
     _assert_one_shuffle_per_input(plan)

@@ -17,11 +17,11 @@ import pytest
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-from jobs.evaluate_ndcg import main
+from ndcg_spark.job.cli import main
 from ndcg_spark import columns as c
 from ndcg_spark.errors import EXIT_INPUT_REJECTED, EXIT_OK
-from ndcg_spark.publish import PART_FILE
-from ndcg_spark.storage import STAGING_DIR
+from ndcg_spark.publish.atomic import PART_FILE
+from ndcg_spark.io.storage import STAGING_DIR
 from tests.test_job import JUDGMENTS, RESULTS, write
 
 ROOT = Path(__file__).resolve().parents[1]

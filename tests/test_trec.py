@@ -10,9 +10,9 @@ import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import SparkSession
 
-from jobs.convert_trec import FROM_PARQUET, TO_PARQUET
-from jobs.convert_trec import main as convert
-from jobs.evaluate_ndcg import main
+from ndcg_spark.job.convert_trec import FROM_PARQUET, TO_PARQUET
+from ndcg_spark.job.convert_trec import main as convert
+from ndcg_spark.job.cli import main
 from ndcg_spark.errors import EXIT_INPUT_REJECTED, EXIT_OK
 from tests.test_job import error_lines
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pyspark.sql import DataFrame, SparkSession
 
 from ndcg_spark import columns as c
-from ndcg_spark.config import JobConfig
 from ndcg_spark.errors import NdcgSparkError
-from ndcg_spark.storage import FileSystem, Staging
+from ndcg_spark.io.layout import REPORT_DIR, OutputLayout
+from ndcg_spark.io.storage import FileSystem, Staging
 
 PART_FILE = "part-00000.parquet"
 TEXT_PART_FILE = "part-00000.txt"
@@ -49,12 +49,6 @@ class Published:
     rows: int
 
 
-def target_folder(config: JobConfig, name: str) -> str:
-    """The folder readers read: DIR/name, or its eval_date=YYYY-MM-DD partition."""
-    base = f"{config.output.rstrip('/')}/{name}"
-    return base if config.eval_date is None else f"{base}/{c.EVAL_DATE}={config.eval_date.isoformat()}"
-
-
 def _single_part(fs: FileSystem, folder: str) -> str:
     parts = [info.path for info in fs.children(folder) if info.path.rsplit("/", 1)[1].startswith("part-")]
     if len(parts) != 1:
@@ -78,12 +72,12 @@ def stage(spark: SparkSession, staging: Staging, dataset: Dataset) -> str:
     return part
 
 
-def publish(spark: SparkSession, staging: Staging, config: JobConfig, datasets: list[Dataset]) -> list[Published]:
-    """Stage and check every dataset first, then move each into place, summary last."""
+def publish(spark: SparkSession, staging: Staging, layout: OutputLayout, datasets: list[Dataset]) -> list[Published]:
+    """Stage and check every dataset first, then move each into place, in the given order."""
     staged = [(dataset, stage(spark, staging, dataset)) for dataset in datasets]
     published = []
     for dataset, part in staged:
-        target = target_folder(config, dataset.name)
+        target = layout.folder(dataset.name)
         staging.fs.mkdirs(target)
         staging.fs.replace(part, f"{target}/{dataset.part_file}")
         # Files of another layout (Spark's own part files, _SUCCESS) would add rows: remove them.
@@ -96,17 +90,9 @@ def publish(spark: SparkSession, staging: Staging, config: JobConfig, datasets: 
     return published
 
 
-REPORT_DIR = "report"
-
-
-def page_path(config: JobConfig) -> str:
-    name = "latest" if config.eval_date is None else config.eval_date.isoformat()
-    return f"{config.output.rstrip('/')}/{REPORT_DIR}/{name}.html"
-
-
-def publish_page(staging: Staging, config: JobConfig, page: str) -> Published:
+def publish_page(staging: Staging, layout: OutputLayout, page: str) -> Published:
     """The HTML report: written beside its target under a hidden name, then moved onto it."""
-    path = page_path(config)
+    path = layout.page
     staging.fs.mkdirs(path.rsplit("/", 1)[0])
     staging.fs.write_text(path, page)
     return Published(REPORT_DIR, path, 1)

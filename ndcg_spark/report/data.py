@@ -12,16 +12,15 @@ from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
-from ndcg_spark.compare import Cutoff, paired
-from ndcg_spark.config import JobConfig
-from ndcg_spark.pipeline import SUMMARY_DIR, Evaluation
+from ndcg_spark.comparison.resampling import ComparisonRow, Cutoff, paired
+from ndcg_spark.io.layout import SUMMARY_DIR, OutputLayout
+from ndcg_spark.scoring.evaluation import Evaluation
 
 HISTOGRAM_BINS = 20
 QUANTILES = 200  # points on the sorted-differences curve
 QUANTILE_ACCURACY = 100_000  # percentile_approx: exact below this many queries
 EXTREMES = 10  # wins and losses named per run
 TREND_K = 10
-LATEST = "latest"
 _BIN = "_bin"
 _PLACE = "_place"
 
@@ -31,7 +30,7 @@ class ReportData:
     title: str
     k: int
     summary: list[dict[str, Any]]
-    comparison: list[dict[str, Any]]
+    comparison: list[ComparisonRow]
     slices: list[dict[str, Any]]
     histogram: dict[str, list[int]]  # run -> query counts per bin of width 1/HISTOGRAM_BINS
     baseline: str | None = None
@@ -86,18 +85,18 @@ def _differences(per_query: DataFrame, baseline: str, k: int) -> tuple[dict, dic
     return quantiles, wins, losses
 
 
-def _trend(spark: SparkSession, config: JobConfig, evaluation: Evaluation, k: int) -> list[tuple[str, str, float]]:
+def _trend(spark: SparkSession, layout: OutputLayout, evaluation: Evaluation, k: int) -> list[tuple[str, str, float]]:
     """NDCG@k per run for every eval date already published, with today's values in place of
     any published for this date."""
-    today = config.eval_date.isoformat() if config.eval_date else LATEST
+    today = layout.label
     points = [
         (today, row[c.RUN_ID], row[c.NDCG])
         for row in evaluation.summary
         if row[c.MEASURE] == c.MEASURE_CUT and row[c.K] == k and row[c.NDCG] is not None
     ]
-    if config.eval_date is None:
+    if layout.eval_date is None:
         return points
-    folder = f"{config.output.rstrip('/')}/{SUMMARY_DIR}"
+    folder = layout.base(SUMMARY_DIR)
     try:
         history = (
             spark.read.option("basePath", folder)
@@ -113,20 +112,29 @@ def _trend(spark: SparkSession, config: JobConfig, evaluation: Evaluation, k: in
     return sorted(points)
 
 
-def gather(spark: SparkSession, config: JobConfig, per_query: DataFrame, evaluation: Evaluation, warnings: list[str]) -> ReportData:
-    k = report_k(config.ks)
+def gather(
+    spark: SparkSession,
+    layout: OutputLayout,
+    per_query: DataFrame,
+    evaluation: Evaluation,
+    ks: tuple[int, ...],
+    baseline: str | None,
+    warnings: list[str],
+) -> ReportData:
+    """The page's numbers; `layout` locates the summaries already published, for the trend."""
+    k = report_k(ks)
     data = ReportData(
-        title=config.eval_date.isoformat() if config.eval_date else LATEST,
+        title=layout.label,
         k=k,
         summary=[row.asDict() for row in evaluation.summary],
         comparison=evaluation.comparison,
         slices=[row.asDict() for row in evaluation.slices],
         histogram=_histogram(per_query, k),
-        baseline=config.baseline,
-        trend=_trend(spark, config, evaluation, k),
+        baseline=baseline,
+        trend=_trend(spark, layout, evaluation, k),
         warnings=warnings,
     )
-    if config.baseline is None:
+    if baseline is None:
         return data
-    quantiles, wins, losses = _differences(per_query, config.baseline, k)
+    quantiles, wins, losses = _differences(per_query, baseline, k)
     return replace(data, differences=quantiles, wins=wins, losses=losses)

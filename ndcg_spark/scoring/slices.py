@@ -8,16 +8,16 @@ be counted in two slices, so it is refused. A query without a value is summarize
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
-from ndcg_spark.config import FORMAT_TREC, JobConfig
-from ndcg_spark.errors import ConfigError, InputError
-from ndcg_spark.inputs import RESULTS, read_parquet
-from ndcg_spark.metrics import exact_mean
+from ndcg_spark.checks.inputs import require_columns
+from ndcg_spark.errors import InputError
+from ndcg_spark.scoring.metrics import exact_mean
 
 QUERY_METADATA = "query_metadata"
 SLICE = "slice"
@@ -31,33 +31,31 @@ _VALUES = "_values"
 _ROWS = "_rows"
 
 
-def slice_source(spark: SparkSession, config: JobConfig) -> tuple[str, str, DataFrame]:
-    """(label, path, frame) holding the query id and the slice columns; schema checked now."""
-    if config.query_metadata is not None:
-        label, path = QUERY_METADATA, config.query_metadata
-    elif config.results_format == FORMAT_TREC:
-        raise ConfigError("slices need --query-metadata when the results are a TREC run file (it has no such columns)")
-    else:
-        label, path = RESULTS, config.results
-    frame = read_parquet(spark, path, label)
-    wanted = [config.columns.query_id, *config.slices]
-    missing = [name for name in wanted if name not in frame.columns]
-    if missing:
-        raise InputError(
-            f"{label} {path}: missing slice column(s) {', '.join(repr(m) for m in missing)}"
-            f" (found: {', '.join(frame.columns)})"
-        )
+@dataclass(frozen=True)
+class SliceSource:
+    """Where the slice columns come from (label and path name it in messages), in canonical query_id."""
+
+    label: str
+    path: str
+    frame: DataFrame
+
+
+def slice_source(label: str, path: str, frame: DataFrame, query_column: str, slices: Sequence[str]) -> SliceSource:
+    """The query id and the slice columns of `frame`; a missing column is refused now, before
+    the main pass."""
+    require_columns(frame, label, path, [query_column, *slices], "slice column(s)")
     selected = frame.select(
-        F.col(config.columns.query_id).cast(T.StringType()).alias(c.QUERY_ID),
-        *[F.col(name).cast(T.StringType()).alias(name) for name in config.slices],
+        F.col(query_column).cast(T.StringType()).alias(c.QUERY_ID),
+        *[F.col(name).cast(T.StringType()).alias(name) for name in slices],
     )
-    return label, path, selected
+    return SliceSource(label, path, selected)
 
 
-def query_slices(label: str, path: str, frame: DataFrame, slices: Sequence[str]) -> DataFrame:
+def query_slices(source: SliceSource, slices: Sequence[str]) -> DataFrame:
     """One row per query with its slice values; refuses a query with two values of a slice (or,
     in query metadata, two rows)."""
-    per_query = frame.groupBy(c.QUERY_ID).agg(
+    label, path = source.label, source.path
+    per_query = source.frame.groupBy(c.QUERY_ID).agg(
         F.count(F.lit(1)).alias(_ROWS),
         *[F.count_distinct(F.col(name)).alias(f"{_VALUES}_{i}") for i, name in enumerate(slices)],
         *[F.max(F.col(name)).alias(name) for name in slices],

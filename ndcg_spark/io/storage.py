@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass, field
+from typing import Any
 
 from pyspark.sql import SparkSession
 
@@ -24,12 +25,12 @@ class FileInfo:
 
 class FileSystem:
     def __init__(self, spark: SparkSession, path: str) -> None:
-        self._jvm = spark.sparkContext._jvm
-        self._gateway = spark.sparkContext._gateway
+        self._jvm: Any = spark.sparkContext._jvm
+        self._gateway: Any = spark.sparkContext._gateway
         self._conf = spark.sparkContext._jsc.hadoopConfiguration()
         self._fs = self._path(path).getFileSystem(self._conf)
 
-    def _path(self, path: str):
+    def _path(self, path: str) -> Any:
         return self._jvm.org.apache.hadoop.fs.Path(path)
 
     def exists(self, path: str) -> bool:

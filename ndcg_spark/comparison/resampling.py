@@ -31,9 +31,9 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
+from ndcg_spark.comparison.stats import holm, paired_t
 from ndcg_spark.errors import ConfigError
-from ndcg_spark.metrics import exact_sum, indicator
-from ndcg_spark.stats import holm, paired_t
+from ndcg_spark.scoring.metrics import exact_sum, indicator
 
 CONFIDENCE = 0.95
 MAX_EXACT_QUERIES = 20  # 2^20 sign patterns: beyond that, exact enumeration is never asked for
@@ -107,6 +107,39 @@ class Cutoff:
     @property
     def suffix(self) -> str:
         return "all" if self.k is None else str(self.k)
+
+
+@dataclass
+class ComparisonRow:
+    """One run against the baseline at one cutoff; the fields are the comparison dataset's
+    columns (COMPARISON_SCHEMA), in its order. The Holm columns are set once every run's row
+    of the cutoff is known."""
+
+    baseline: str
+    run_id: str
+    measure: str
+    k: int | None
+    num_queries: int
+    ndcg_baseline: float | None = None
+    ndcg_run: float | None = None
+    mean_difference: float | None = None
+    wins: int = 0
+    ties: int = 0
+    losses: int = 0
+    t_statistic: float | None = None
+    p_value_t: float | None = None
+    p_value_t_holm: float | None = None
+    p_value_randomization: float | None = None
+    p_value_randomization_holm: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    permutations: int = 0
+    randomization_exact: bool = False
+    bootstrap: int = 0
+    seed: int = 0
+
+    def values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, field.name) for field in COMPARISON_SCHEMA.fields)
 
 
 @dataclass(frozen=True)
@@ -302,7 +335,7 @@ def compare(
     runs: list[str],
     cutoffs: list[Cutoff],
     resampling: Resampling,
-) -> list[dict[str, Any]]:
+) -> list[ComparisonRow]:
     """The comparison rows (COMPARISON_SCHEMA), one per other run and cutoff, runs in order."""
     if baseline not in runs:
         raise ConfigError(f"baseline run {baseline!r} is not in the results (runs: {', '.join(runs)})")
@@ -340,71 +373,48 @@ def _row(
     resampled: dict[str, Any] | None,
     plan: Any,
     resampling: Resampling,
-) -> dict[str, Any]:
+) -> ComparisonRow:
     n = stats[_N] if stats else 0
-    row: dict[str, Any] = {
-        BASELINE: baseline,
-        c.RUN_ID: run,
-        c.MEASURE: cut.measure,
-        c.K: cut.k,
-        NUM_QUERIES: n,
-        NDCG_BASELINE: None,
-        NDCG_RUN: None,
-        MEAN_DIFFERENCE: None,
-        WINS: 0,
-        TIES: 0,
-        LOSSES: 0,
-        T_STATISTIC: None,
-        P_T: None,
-        P_RANDOMIZATION: None,
-        CI_LOW: None,
-        CI_HIGH: None,
-        PERMUTATIONS: plan[_PERMS] if plan else resampling.permutations,
-        EXACT: bool(plan[_EXACT]) if plan else False,
-        BOOTSTRAP: resampling.bootstrap,
-        SEED: resampling.seed,
-    }
-    if not n:
+    row = ComparisonRow(
+        baseline=baseline,
+        run_id=run,
+        measure=cut.measure,
+        k=cut.k,
+        num_queries=n,
+        permutations=plan[_PERMS] if plan else resampling.permutations,
+        randomization_exact=bool(plan[_EXACT]) if plan else False,
+        bootstrap=resampling.bootstrap,
+        seed=resampling.seed,
+    )
+    if not stats or not n:
         return row
     total = stats[_col("sd", cut)]
-    mean = _mean(total, n)
+    mean = float(total) / n
     t, p = paired_t(n, mean, _variance(total, stats[_col("sdd", cut)], n) if n > 1 else 0.0)
-    row.update(
-        {
-            NDCG_BASELINE: _mean(stats[_col("sb", cut)], n),
-            NDCG_RUN: _mean(stats[_col("sr", cut)], n),
-            MEAN_DIFFERENCE: mean,
-            WINS: stats[_col("w", cut)],
-            TIES: stats[_col("t", cut)],
-            LOSSES: stats[_col("l", cut)],
-            T_STATISTIC: t,
-            P_T: p,
-        }
-    )
+    row.ndcg_baseline = _mean(stats[_col("sb", cut)], n)
+    row.ndcg_run = _mean(stats[_col("sr", cut)], n)
+    row.mean_difference = mean
+    row.wins, row.ties, row.losses = stats[_col("w", cut)], stats[_col("t", cut)], stats[_col("l", cut)]
+    row.t_statistic, row.p_value_t = t, p
     if resampled:
         adjustment = 0 if plan[_EXACT] else 1
         draws = plan[_PERMS]
         tail = min(resampled[_col("less", cut)], resampled[_col("more", cut)]) + adjustment
         interval = resampled[_col("ci", cut)] or [None, None]
-        row.update(
-            {
-                P_RANDOMIZATION: min(1.0, 2.0 * tail / (draws + adjustment)),
-                CI_LOW: interval[0],
-                CI_HIGH: interval[1],
-            }
-        )
+        row.p_value_randomization = min(1.0, 2.0 * tail / (draws + adjustment))
+        row.ci_low, row.ci_high = interval[0], interval[1]
     return row
 
 
-def _adjust(rows: list[dict[str, Any]], cutoffs: list[Cutoff]) -> None:
+def _adjust(rows: list[ComparisonRow], cutoffs: list[Cutoff]) -> None:
     """Holm across the compared runs, separately for each cutoff and each test."""
     for cut in cutoffs:
-        group = [row for row in rows if row[c.MEASURE] == cut.measure and row[c.K] == cut.k]
-        for raw, adjusted in ((P_T, P_T_HOLM), (P_RANDOMIZATION, P_RANDOMIZATION_HOLM)):
-            for row, value in zip(group, holm([row[raw] for row in group])):
-                row[adjusted] = value
+        group = [row for row in rows if row.measure == cut.measure and row.k == cut.k]
+        for row, value in zip(group, holm([row.p_value_t for row in group]), strict=True):
+            row.p_value_t_holm = value
+        for row, value in zip(group, holm([row.p_value_randomization for row in group]), strict=True):
+            row.p_value_randomization_holm = value
 
 
-def comparison_frame(spark: SparkSession, rows: list[dict[str, Any]]) -> DataFrame:
-    ordered = [tuple(row[field.name] for field in COMPARISON_SCHEMA.fields) for row in rows]
-    return spark.createDataFrame(ordered, COMPARISON_SCHEMA)
+def comparison_frame(spark: SparkSession, rows: list[ComparisonRow]) -> DataFrame:
+    return spark.createDataFrame([row.values() for row in rows], COMPARISON_SCHEMA)

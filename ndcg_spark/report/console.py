@@ -6,9 +6,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ndcg_spark import columns as c
-from ndcg_spark import compare as cmp
-from ndcg_spark.pipeline import Evaluation
-from ndcg_spark.slices import SLICE, SLICE_VALUE
+from ndcg_spark.comparison import resampling as cmp
+from ndcg_spark.scoring.evaluation import Evaluation
+from ndcg_spark.scoring.slices import SLICE, SLICE_VALUE
 
 LOW_JUDGED_WARNING = 0.5
 MAX_SLICE_LINES = 60
@@ -22,7 +22,7 @@ def _aligned(lines: list[Sequence[str]]) -> list[str]:
     """Columns padded to their widest cell: the first left-aligned, the rest right-aligned."""
     widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]
     return [
-        "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(line, widths)))
+        "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(line, widths, strict=True)))
         for line in lines
     ]
 
@@ -42,19 +42,22 @@ WINS_TIES_LOSSES = "wins_ties_losses"
 INTERVAL = "interval"
 
 
-def comparison_cells(row: dict[str, Any]) -> dict[str, str]:
+def comparison_cells(row: cmp.ComparisonRow) -> dict[str, str]:
     """A comparison row's values as shown, by column, for the printed table and the HTML page."""
-    difference = row[cmp.MEAN_DIFFERENCE]
+    difference = row.mean_difference
     return {
-        c.RUN_ID: row[c.RUN_ID],
-        c.MEASURE: measure_label(row[c.K]),
-        cmp.NUM_QUERIES: str(row[cmp.NUM_QUERIES]),
-        cmp.NDCG_BASELINE: format_number(row[cmp.NDCG_BASELINE]),
-        cmp.NDCG_RUN: format_number(row[cmp.NDCG_RUN]),
+        c.RUN_ID: row.run_id,
+        c.MEASURE: measure_label(row.k),
+        cmp.NUM_QUERIES: str(row.num_queries),
+        cmp.NDCG_BASELINE: format_number(row.ndcg_baseline),
+        cmp.NDCG_RUN: format_number(row.ndcg_run),
         cmp.MEAN_DIFFERENCE: "-" if difference is None else f"{difference:+.4f}",
-        WINS_TIES_LOSSES: f"{row[cmp.WINS]}/{row[cmp.TIES]}/{row[cmp.LOSSES]}",
-        **{name: format_p(row[name]) for name in (cmp.P_T, cmp.P_T_HOLM, cmp.P_RANDOMIZATION, cmp.P_RANDOMIZATION_HOLM)},
-        INTERVAL: "-" if row[cmp.CI_LOW] is None else f"[{row[cmp.CI_LOW]:+.4f}, {row[cmp.CI_HIGH]:+.4f}]",
+        WINS_TIES_LOSSES: f"{row.wins}/{row.ties}/{row.losses}",
+        cmp.P_T: format_p(row.p_value_t),
+        cmp.P_T_HOLM: format_p(row.p_value_t_holm),
+        cmp.P_RANDOMIZATION: format_p(row.p_value_randomization),
+        cmp.P_RANDOMIZATION_HOLM: format_p(row.p_value_randomization_holm),
+        INTERVAL: "-" if row.ci_low is None else f"[{row.ci_low:+.4f}, {row.ci_high:+.4f}]",
     }
 
 
@@ -73,7 +76,7 @@ _PRINTED_COMPARISON = (
 )
 
 
-def format_comparison(rows: list[dict[str, Any]]) -> str:
+def format_comparison(rows: list[cmp.ComparisonRow]) -> str:
     """One line per compared run and cutoff: both means, the difference and its tests."""
     if not rows:
         return ""
@@ -82,11 +85,11 @@ def format_comparison(rows: list[dict[str, Any]]) -> str:
     for row in rows:
         cells = comparison_cells(row)
         lines.append([cells[name] for name, _ in _PRINTED_COMPARISON])
-    exact = sorted({row[c.RUN_ID] for row in rows if row[cmp.EXACT]})
+    exact = sorted({row.run_id for row in rows if row.randomization_exact})
     notes = [
-        f"against baseline {first[cmp.BASELINE]}, over the queries scored for both;"
-        f" randomization: {max(row[cmp.PERMUTATIONS] for row in rows)} sign flips,"
-        f" bootstrap: {first[cmp.BOOTSTRAP]} resamples (Poisson), seed {first[cmp.SEED]}",
+        f"against baseline {first.baseline}, over the queries scored for both;"
+        f" randomization: {max(row.permutations for row in rows)} sign flips,"
+        f" bootstrap: {first.bootstrap} resamples (Poisson), seed {first.seed}",
     ]
     if exact:
         notes.append(f"randomization exact (every sign flip) for: {', '.join(exact)}")

@@ -4,57 +4,38 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from typing import Any
+from typing import Any, Literal, get_args
 
-from ndcg_spark import columns as c
+import tomllib
+
 from ndcg_spark.errors import ConfigError
+from ndcg_spark.options import (
+    DEFAULT_BOOTSTRAP,
+    DEFAULT_KS,
+    DEFAULT_PERMUTATIONS,
+    DEFAULT_RUN_ID,
+    DEFAULT_SEED,
+    GAIN_LINEAR,
+    GAINS,
+    ON_DUPLICATE_ERROR,
+    ORDER_BY_SCORE,
+    ColumnNames,
+    DuplicateJudgments,
+    DuplicateResults,
+    Gain,
+    Options,
+    OrderBy,
+    choice,
+    flag,
+)
+from ndcg_spark.progress import LOG_AUTO, LOG_FORMATS, LogFormat
 
-GAIN_LINEAR = "linear"
-GAIN_EXPONENTIAL = "exponential"
-GAINS = (GAIN_LINEAR, GAIN_EXPONENTIAL)
-
-ORDER_BY_SCORE = "score"
-ORDER_BY_RANK = "rank"
-ORDERS = (ORDER_BY_SCORE, ORDER_BY_RANK)
-
-ON_DUPLICATE_ERROR = "error"
-ON_DUPLICATE_RESULT_KEEP_BEST = "keep_best"
-ON_DUPLICATE_JUDGMENT_KEEP_MAX = "keep_max"
-DUPLICATE_RESULT_POLICIES = (ON_DUPLICATE_ERROR, ON_DUPLICATE_RESULT_KEEP_BEST)
-DUPLICATE_JUDGMENT_POLICIES = (ON_DUPLICATE_ERROR, ON_DUPLICATE_JUDGMENT_KEEP_MAX)
-
-FORMAT_PARQUET = "parquet"
-FORMAT_TREC = "trec"
-FORMATS = (FORMAT_PARQUET, FORMAT_TREC)
-
-LOG_AUTO = "auto"
-LOG_TEXT = "text"
-LOG_JSON = "json"
-LOG_FORMATS = (LOG_AUTO, LOG_TEXT, LOG_JSON)
-
-DEFAULT_KS = (5, 10, 20)
-DEFAULT_RUN_ID = "run"
-# Enough for p-values and interval ends to about +-0.01 (binomial error at 1000 draws); each
-# costs one row per query and compared run and cutoff.
-DEFAULT_PERMUTATIONS = 1000
-DEFAULT_BOOTSTRAP = 1000
-DEFAULT_SEED = 42
-MAX_RESAMPLES = 1_000_000
-
-
-@dataclass(frozen=True)
-class ColumnNames:
-    """Names of the input columns; each is renamed to the canonical name of the same field."""
-
-    query_id: str = c.QUERY_ID
-    doc_id: str = c.DOC_ID
-    relevance: str = c.RELEVANCE
-    score: str = c.SCORE
-    run_id: str = c.RUN_ID
-    rank: str = c.RANK
+Format = Literal["parquet", "trec"]
+FORMAT_PARQUET: Format = "parquet"
+FORMAT_TREC: Format = "trec"
+FORMATS: tuple[Format, ...] = get_args(Format)
 
 
 @dataclass(frozen=True)
@@ -63,18 +44,18 @@ class JobConfig:
     results: str
     output: str
     ks: tuple[int, ...] = DEFAULT_KS
-    gain: str = GAIN_LINEAR
+    gain: Gain = GAIN_LINEAR
     complete: bool = False
     run_id: str = DEFAULT_RUN_ID
     eval_date: dt.date | None = None
-    order_by: str = ORDER_BY_SCORE
+    order_by: OrderBy = ORDER_BY_SCORE
     uncut: bool = True
-    duplicate_results: str = ON_DUPLICATE_ERROR
-    duplicate_judgments: str = ON_DUPLICATE_ERROR
+    duplicate_results: DuplicateResults = ON_DUPLICATE_ERROR
+    duplicate_judgments: DuplicateJudgments = ON_DUPLICATE_ERROR
     columns: ColumnNames = field(default_factory=ColumnNames)
     spark_conf: Mapping[str, str] = field(default_factory=dict)
-    judgments_format: str = FORMAT_PARQUET
-    results_format: str = FORMAT_PARQUET
+    judgments_format: Format = FORMAT_PARQUET
+    results_format: Format = FORMAT_PARQUET
     trec_eval_report: bool = False
     html_report: bool = True
     baseline: str | None = None
@@ -83,25 +64,13 @@ class JobConfig:
     seed: int = DEFAULT_SEED
     slices: tuple[str, ...] = ()
     query_metadata: str | None = None
-    log_format: str = LOG_AUTO
+    log_format: LogFormat = LOG_AUTO
 
-    @property
-    def max_k(self) -> int:
-        return max(self.ks)
+    def options(self) -> Options:
+        """The evaluation's choices, as the library takes them."""
+        return Options(**{item.name: getattr(self, item.name) for item in fields(Options)})
 
 
-def parse_ks(value: Any) -> tuple[int, ...]:
-    """Cutoffs from '5,10,20' or a TOML list; sorted, unique, each a positive integer."""
-    items = value.split(",") if isinstance(value, str) else value
-    if not isinstance(items, (list, tuple)) or not items:
-        raise ConfigError(f"k must be a list of positive integers, got {value!r}")
-    ks = []
-    for item in items:
-        text = str(item).strip()
-        if isinstance(item, bool) or not text.lstrip("+").isdigit() or int(text) <= 0:
-            raise ConfigError(f"k must be positive integers, got {item!r} in {value!r}")
-        ks.append(int(text))
-    return tuple(sorted(set(ks)))
 
 
 def parse_date(value: Any) -> dt.date:
@@ -113,36 +82,12 @@ def parse_date(value: Any) -> dt.date:
         raise ConfigError(f"eval-date must be YYYY-MM-DD, got {value!r}") from None
 
 
-def _choice(name: str, value: Any, allowed: Sequence[str]) -> str:
-    if value not in allowed:
-        raise ConfigError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
-    return str(value)
 
 
-def _flag(name: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise ConfigError(f"{name} must be true or false, got {value!r}")
-    return value
 
 
-def _count(name: str, value: Any, low: int, high: int) -> int:
-    if isinstance(value, bool) or not str(value).strip().lstrip("+").isdigit():
-        raise ConfigError(f"{name} must be a whole number from {low} to {high}, got {value!r}")
-    number = int(str(value).strip())
-    if not low <= number <= high:
-        raise ConfigError(f"{name} must be a whole number from {low} to {high}, got {value!r}")
-    return number
 
 
-def parse_names(name: str, value: Any) -> tuple[str, ...]:
-    """Column names from 'a,b' or a TOML list; order kept, duplicates refused."""
-    items = value.split(",") if isinstance(value, str) else value
-    if not isinstance(items, (list, tuple)):
-        raise ConfigError(f"{name} must be a list of column names, got {value!r}")
-    names = tuple(str(item).strip() for item in items)
-    if any(not item for item in names) or len(set(names)) != len(names):
-        raise ConfigError(f"{name} must be distinct non-empty column names, got {value!r}")
-    return names
 
 
 def _table(doc: Mapping[str, Any], name: str) -> Mapping[str, Any]:
@@ -214,44 +159,35 @@ def build_config(settings: Mapping[str, Any]) -> JobConfig:
         value = settings.get(required)
         if not isinstance(value, str) or not value:
             raise ConfigError(f"{required} path is required (flag --{required} or the config file)")
+    options = Options(
+        ks=settings.get("ks", DEFAULT_KS),
+        gain=settings.get("gain", GAIN_LINEAR),
+        complete=settings.get("complete", False),
+        uncut=settings.get("uncut", True),
+        order_by=settings.get("order_by", ORDER_BY_SCORE),
+        run_id=settings.get("run_id", DEFAULT_RUN_ID),
+        duplicate_results=settings.get("duplicate_results", ON_DUPLICATE_ERROR),
+        duplicate_judgments=settings.get("duplicate_judgments", ON_DUPLICATE_ERROR),
+        columns=settings.get("columns", ColumnNames()),
+        baseline=settings.get("baseline"),
+        permutations=settings.get("permutations", DEFAULT_PERMUTATIONS),
+        bootstrap=settings.get("bootstrap", DEFAULT_BOOTSTRAP),
+        seed=settings.get("seed", DEFAULT_SEED),
+        slices=settings.get("slices", ()),
+    ).validated()
     config = JobConfig(
         judgments=settings["judgments"],
         results=settings["results"],
         output=settings["output"],
-        ks=parse_ks(settings.get("ks", DEFAULT_KS)),
-        gain=_choice("gain", settings.get("gain", GAIN_LINEAR), GAINS),
-        complete=_flag("complete", settings.get("complete", False)),
-        run_id=str(settings.get("run_id", DEFAULT_RUN_ID)),
-        order_by=_choice("order_by", settings.get("order_by", ORDER_BY_SCORE), ORDERS),
-        uncut=_flag("uncut", settings.get("uncut", True)),
-        duplicate_results=_choice(
-            "duplicate_results",
-            settings.get("duplicate_results", ON_DUPLICATE_ERROR),
-            DUPLICATE_RESULT_POLICIES,
-        ),
-        duplicate_judgments=_choice(
-            "duplicate_judgments",
-            settings.get("duplicate_judgments", ON_DUPLICATE_ERROR),
-            DUPLICATE_JUDGMENT_POLICIES,
-        ),
-        columns=settings.get("columns", ColumnNames()),
+        **{item.name: getattr(options, item.name) for item in fields(Options)},
         spark_conf=dict(settings.get("spark_conf", {})),
-        judgments_format=_choice("judgments-format", settings.get("judgments_format", FORMAT_PARQUET), FORMATS),
-        results_format=_choice("results-format", settings.get("results_format", FORMAT_PARQUET), FORMATS),
-        trec_eval_report=_flag("trec_eval", settings.get("trec_eval_report", False)),
-        html_report=_flag("html", settings.get("html_report", True)),
-        baseline=None if settings.get("baseline") is None else str(settings["baseline"]),
-        permutations=_count("permutations", settings.get("permutations", DEFAULT_PERMUTATIONS), 1, MAX_RESAMPLES),
-        bootstrap=_count("bootstrap", settings.get("bootstrap", DEFAULT_BOOTSTRAP), 1, MAX_RESAMPLES),
-        seed=_count("seed", settings.get("seed", DEFAULT_SEED), 0, 2**31 - 1),
-        slices=parse_names("slices", settings.get("slices", ())),
+        judgments_format=choice("judgments-format", settings.get("judgments_format", FORMAT_PARQUET), FORMATS),
+        results_format=choice("results-format", settings.get("results_format", FORMAT_PARQUET), FORMATS),
+        trec_eval_report=flag("trec_eval", settings.get("trec_eval_report", False)),
+        html_report=flag("html", settings.get("html_report", True)),
         query_metadata=settings.get("query_metadata") or None,
-        log_format=_choice("log-format", settings.get("log_format", LOG_AUTO), LOG_FORMATS),
+        log_format=choice("log-format", settings.get("log_format", LOG_AUTO), LOG_FORMATS),
     )
-    if not config.run_id:
-        raise ConfigError("run-id must not be empty")
-    if config.baseline == "":
-        raise ConfigError("baseline must name a run, got an empty string")
     if config.query_metadata is not None and not config.slices:
         raise ConfigError("query_metadata is given but no slice columns: set [slices] columns or --slices")
     if settings.get("eval_date") is not None:

@@ -19,10 +19,10 @@ import plotly.io as pio
 from plotly.offline import get_plotlyjs
 
 from ndcg_spark import columns as c
-from ndcg_spark import compare as cmp
-from ndcg_spark.report import INTERVAL, WINS_TIES_LOSSES, comparison_cells, format_number, measure_label
-from ndcg_spark.report_data import HISTOGRAM_BINS, QUANTILES, ReportData
-from ndcg_spark.slices import SLICE, SLICE_VALUE
+from ndcg_spark.comparison import resampling as cmp
+from ndcg_spark.report.console import INTERVAL, WINS_TIES_LOSSES, comparison_cells, format_number, measure_label
+from ndcg_spark.report.data import HISTOGRAM_BINS, QUANTILES, ReportData
+from ndcg_spark.scoring.slices import SLICE, SLICE_VALUE
 
 CHART_CLASS = "chart"
 _TEMPLATE = "plotly_white"
@@ -84,7 +84,12 @@ def _distribution_chart(data: ReportData) -> str:
         counts = data.histogram.get(run, [0] * HISTOGRAM_BINS)
         total = sum(counts) or 1
         figure.add_trace(
-            go.Bar(x=[(i + 0.5) * width for i in range(HISTOGRAM_BINS)], y=[n / total for n in counts], name=run, width=width * 0.9 / max(1, len(_runs(data))))
+            go.Bar(
+                x=[(i + 0.5) * width for i in range(HISTOGRAM_BINS)],
+                y=[n / total for n in counts],
+                name=run,
+                width=width * 0.9 / max(1, len(_runs(data))),
+            )
         )
     figure.update_layout(barmode="group", xaxis_title=f"NDCG@{data.k} of a query", yaxis_title="share of queries")
     return f"<h2>Distribution of per-query NDCG@{data.k}</h2>" + _chart(figure, "distribution")
@@ -115,7 +120,8 @@ def _differences_section(data: ReportData) -> str:
              losses[i][0] if i < len(losses) else "", format_number(losses[i][1]) if i < len(losses) else ""]
             for i in range(max(len(wins), len(losses)))
         ]
-        parts.append(_table(["win: query", "difference", "loss: query", "difference"], rows) if rows else "<p class='note'>no differences</p>")
+        header = ["win: query", "difference", "loss: query", "difference"]
+        parts.append(_table(header, rows) if rows else "<p class='note'>no differences</p>")
     return "".join(parts)
 
 
@@ -152,7 +158,13 @@ def _trend_chart(data: ReportData) -> str:
 
 def _slices_section(data: ReportData) -> str:
     rows = [
-        [row[SLICE], "(null)" if row[SLICE_VALUE] is None else row[SLICE_VALUE], row[c.RUN_ID], format_number(row[c.NDCG]), row[c.NUM_QUERIES]]
+        [
+            row[SLICE],
+            "(null)" if row[SLICE_VALUE] is None else row[SLICE_VALUE],
+            row[c.RUN_ID],
+            format_number(row[c.NDCG]),
+            row[c.NUM_QUERIES],
+        ]
         for row in data.slices
         if row[c.MEASURE] == c.MEASURE_CUT and row[c.K] == data.k
     ]

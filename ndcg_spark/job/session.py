@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from ndcg_spark.config import JobConfig
+from ndcg_spark.job.config import JobConfig
+from ndcg_spark.spark_conf import PLAN_CONF
 
 BASE_CONF = {
     "spark.sql.session.timeZone": "UTC",
-    # Lets a join on (query_id, doc_id) reuse the inputs' hash partitioning by query_id,
-    # so each input is shuffled once.
-    "spark.sql.requireAllClusterKeysForCoPartition": "false",
+    **PLAN_CONF,
     # The work after the shuffle is CPU-bound (sorts, windows): tasks of about 16 MB of shuffled
     # rows keep every core busy to the end instead of leaving one straggler (AQE's 64 MB default
     # gave 3 tasks on 2 cores at 10M rows). Override in [spark] or with --conf.

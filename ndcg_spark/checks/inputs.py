@@ -1,7 +1,7 @@
-"""Reading the two inputs into canonical columns, and the row checks they must pass.
+"""The two inputs in canonical columns, and the row checks they must pass.
 
-Schema problems (missing columns, wrong types, unreadable paths) are refused before any data is
-read. Row problems (nulls, NaN, duplicates, ...) are counted during the main pass itself, after
+Schema problems (missing columns, wrong types) are refused before any data is read. Row problems
+(nulls, NaN, duplicates, ...) are counted during the main pass itself, after
 the one shuffle, and enforced before anything is published (see validation.py), so that checking
 costs no extra scan of the inputs.
 """
@@ -11,24 +11,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from py4j.protocol import Py4JJavaError
-from pyspark.errors import PySparkException
-from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
-from ndcg_spark.config import (
-    FORMAT_TREC,
+from ndcg_spark.errors import InputError
+from ndcg_spark.options import (
     GAIN_EXPONENTIAL,
     ON_DUPLICATE_JUDGMENT_KEEP_MAX,
     ON_DUPLICATE_RESULT_KEEP_BEST,
     ORDER_BY_RANK,
-    JobConfig,
+    Options,
 )
-from ndcg_spark.errors import InputError
-from ndcg_spark.storage import FileSystem
-from ndcg_spark.trec import QRELS, RUN, Layout, read_trec
 
 JUDGMENTS = "judgments"
 RESULTS = "results"
@@ -79,70 +74,16 @@ class Input:
     duplicates: Duplicates
 
 
-def _root_cause(error: Exception) -> str:
-    """The innermost Java exception's first line, or the Python error's."""
-    cause = getattr(error, "java_exception", None)
-    while cause is not None and cause.getCause() is not None:
-        cause = cause.getCause()
-    text = str(cause.toString()) if cause is not None else str(error)
-    lines = text.strip().splitlines()
-    return lines[0] if lines else type(error).__name__
-
-
-def read_parquet(spark: SparkSession, path: str, label: str) -> DataFrame:
-    """Every file's footer is read (mergeSchema), so files that disagree on a column's type are
-    refused here, naming the column, rather than failing half-way through the main pass."""
-    try:
-        frame = spark.read.option("mergeSchema", "true").parquet(path)
-        frame.schema  # noqa: B018 - resolves the schema now, so a bad path fails here
-    except (PySparkException, Py4JJavaError) as error:
-        cause = _root_cause(error)
-        if "merg" in cause.lower():
-            conflict = _schema_conflict(spark, path) or cause
-            raise InputError(f"{label} {path}: its files disagree on the schema: {conflict}") from None
-        raise InputError(f"{label} {path}: cannot read Parquet: {cause}") from None
-    return frame
-
-
-_CONFLICT_FILES_CHECKED = 1000
-
-
-def _schema_conflict(spark: SparkSession, path: str) -> str | None:
-    """The first column whose type differs between two files of the input, and where: read file
-    by file, only after the merge failed (at most the first 1000 files)."""
-    files = [
-        info.path
-        for info in FileSystem(spark, path).files(path)
-        if not info.path.rsplit("/", 1)[1].startswith(("_", "."))
-    ][:_CONFLICT_FILES_CHECKED]
-    seen: dict[str, tuple[T.DataType, str]] = {}
-    for file in files:
-        for column in spark.read.parquet(file).schema:
-            first = seen.setdefault(column.name, (column.dataType, file))
-            if first[0] != column.dataType:
-                return (
-                    f"column '{column.name}' is {first[0].simpleString()} in {first[1]}"
-                    f" but {column.dataType.simpleString()} in {file}"
-                )
-    return None
-
-
-def read_input(spark: SparkSession, path: str, label: str, fmt: str, layout: Layout, config: JobConfig) -> DataFrame:
-    """Parquet as it is, or trec_eval text parsed into the configured column names."""
-    if fmt == FORMAT_TREC:
-        return read_trec(spark, path, label, layout, config.columns)
-    return read_parquet(spark, path, label)
-
-
 def _column_type(frame: DataFrame, name: str) -> T.DataType:
     return frame.schema[name].dataType
 
 
-def _require(frame: DataFrame, label: str, path: str, names: Sequence[str]) -> None:
+def require_columns(frame: DataFrame, label: str, path: str, names: Sequence[str], what: str = "column(s)") -> None:
+    """Refuse an input that lacks any of `names`, listing what it has."""
     missing = [name for name in names if name not in frame.columns]
     if missing:
         raise InputError(
-            f"{label} {path}: missing column(s) {', '.join(repr(m) for m in missing)}"
+            f"{label} {path}: missing {what} {', '.join(repr(m) for m in missing)}"
             f" (found: {', '.join(frame.columns)})"
         )
 
@@ -193,42 +134,55 @@ def _score_checks(name: str) -> list[Check]:
 
 
 def _input(
-    label: str, path: str, raw: DataFrame, columns: Sequence[Column], checks: Sequence[Check], duplicates: Duplicates
+    label: str,
+    path: str,
+    raw: DataFrame,
+    columns: Sequence[Column],
+    checks: Sequence[Check],
+    duplicates: Duplicates,
+    located: bool,
 ) -> Input:
+    file = F.col(_FILE_PATH) if located else F.lit(None).cast(T.StringType())
     return Input(
         label=label,
         path=path,
         frame=raw.select(*columns),
-        located=raw.select(*columns, F.col(_FILE_PATH).alias(FILE)),
+        located=raw.select(*columns, file.alias(FILE)),
         checks=tuple(checks),
         duplicates=duplicates,
     )
 
 
-def read_inputs(spark: SparkSession, config: JobConfig) -> tuple[Input, Input]:
-    """(judgments, results) in canonical columns; schema problems are refused here."""
-    names = config.columns
-    judgments = read_input(spark, config.judgments, JUDGMENTS, config.judgments_format, QRELS, config)
-    _require(judgments, JUDGMENTS, config.judgments, [names.query_id, names.doc_id, names.relevance])
-    results = read_input(spark, config.results, RESULTS, config.results_format, RUN, config)
+def canonical_inputs(
+    judgments: DataFrame, results: DataFrame, options: Options, paths: tuple[str, str], located: bool
+) -> tuple[Input, Input]:
+    """(judgments, results) in canonical columns; schema problems are refused here. `paths` name
+    each input in messages; `located` says the frames carry Spark's file metadata (read from
+    files), so a failed check can name the file holding the first bad row."""
+    names = options.columns
+    judgments_path, results_path = paths
+    require_columns(judgments, JUDGMENTS, judgments_path, [names.query_id, names.doc_id, names.relevance])
     required = [names.query_id, names.doc_id, names.score]
-    if config.order_by == ORDER_BY_RANK:
+    if options.order_by == ORDER_BY_RANK:
         required.append(names.rank)
-    _require(results, RESULTS, config.results, required)
+    require_columns(results, RESULTS, results_path, required)
     id_types = IdTypes(
         *[
             shared_id_type(
-                _check_id_type(judgments, JUDGMENTS, config.judgments, name),
-                _check_id_type(results, RESULTS, config.results, name),
+                _check_id_type(judgments, JUDGMENTS, judgments_path, name),
+                _check_id_type(results, RESULTS, results_path, name),
             )
             for name in (names.query_id, names.doc_id)
         ]
     )
-    return _judgments(judgments, config, id_types), _results(results, config, id_types)
+    return (
+        _judgments(judgments, judgments_path, options, id_types, located),
+        _results(results, results_path, options, id_types, located),
+    )
 
 
-def _judgments(raw: DataFrame, config: JobConfig, id_types: IdTypes) -> Input:
-    path, names = config.judgments, config.columns
+def _judgments(raw: DataFrame, path: str, options: Options, id_types: IdTypes, located: bool) -> Input:
+    names = options.columns
     relevance_type = _column_type(raw, names.relevance)
     relevance = F.col(c.RELEVANCE)
     checks = _null_checks(
@@ -241,7 +195,7 @@ def _judgments(raw: DataFrame, config: JobConfig, id_types: IdTypes) -> Input:
         ]
     elif not isinstance(relevance_type, T.IntegralType):
         raise _wrong_type(JUDGMENTS, path, names.relevance, relevance_type, "integer")
-    if config.gain == GAIN_EXPONENTIAL:
+    if options.gain == GAIN_EXPONENTIAL:
         checks.append(
             Check(
                 names.relevance,
@@ -259,18 +213,18 @@ def _judgments(raw: DataFrame, config: JobConfig, id_types: IdTypes) -> Input:
     duplicates = Duplicates(
         lists=(c.QUERY_ID,),
         keep_first=(F.col(c.RELEVANCE).desc(),),
-        lenient=config.duplicate_judgments == ON_DUPLICATE_JUDGMENT_KEEP_MAX,
+        lenient=options.duplicate_judgments == ON_DUPLICATE_JUDGMENT_KEEP_MAX,
         refusal=(
             f"columns '{names.query_id}', '{names.doc_id}': {{keys}} (query, doc) pairs are judged"
             " more than once ({extra} extra rows); trec_eval refuses this, set [validation]"
             ' duplicate_judgments = "keep_max" to keep the highest grade'
         ),
     )
-    return _input(JUDGMENTS, path, raw, columns, checks, duplicates)
+    return _input(JUDGMENTS, path, raw, columns, checks, duplicates, located)
 
 
-def _results(raw: DataFrame, config: JobConfig, id_types: IdTypes) -> Input:
-    path, names = config.results, config.columns
+def _results(raw: DataFrame, path: str, options: Options, id_types: IdTypes, located: bool) -> Input:
+    names = options.columns
     score_type = _column_type(raw, names.score)
     if not isinstance(score_type, T.NumericType):
         raise _wrong_type(RESULTS, path, names.score, score_type, "a number (double)")
@@ -281,9 +235,9 @@ def _results(raw: DataFrame, config: JobConfig, id_types: IdTypes) -> Input:
         run_id = _id_column(names.run_id, c.RUN_ID, T.StringType())
         checks += _null_checks([(names.run_id, c.RUN_ID)])
     else:
-        run_id = F.lit(config.run_id).alias(c.RUN_ID)
+        run_id = F.lit(options.run_id).alias(c.RUN_ID)
     rank = F.lit(None).cast(T.LongType()).alias(c.RANK)
-    if config.order_by == ORDER_BY_RANK:
+    if options.order_by == ORDER_BY_RANK:
         rank_type = _column_type(raw, names.rank)
         if not isinstance(rank_type, T.IntegralType):
             raise _wrong_type(RESULTS, path, names.rank, rank_type, "integer")
@@ -297,15 +251,15 @@ def _results(raw: DataFrame, config: JobConfig, id_types: IdTypes) -> Input:
         rank,
     ]
     # Without a rank column every rank is NULL: sorting by it would cost without deciding anything.
-    by_rank = (F.col(c.RANK).asc_nulls_last(),) if config.order_by == ORDER_BY_RANK else ()
+    by_rank = (F.col(c.RANK).asc_nulls_last(),) if options.order_by == ORDER_BY_RANK else ()
     duplicates = Duplicates(
         lists=(c.QUERY_ID, c.RUN_ID),
         keep_first=(*by_rank, F.col(c.SCORE).desc()),
-        lenient=config.duplicate_results == ON_DUPLICATE_RESULT_KEEP_BEST,
+        lenient=options.duplicate_results == ON_DUPLICATE_RESULT_KEEP_BEST,
         refusal=(
             f"columns '{names.query_id}', '{names.doc_id}': {{keys}} documents are retrieved more"
             " than once for the same query and run ({extra} extra rows); trec_eval refuses this,"
             ' set [validation] duplicate_results = "keep_best" to keep the best-scored copy'
         ),
     )
-    return _input(RESULTS, path, raw, columns, checks, duplicates)
+    return _input(RESULTS, path, raw, columns, checks, duplicates, located)

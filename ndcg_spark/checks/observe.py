@@ -18,9 +18,9 @@ from pyspark.sql import Column, DataFrame, Observation, Window
 from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
+from ndcg_spark.checks.inputs import FILE, Duplicates, Input
 from ndcg_spark.errors import InputError
-from ndcg_spark.inputs import FILE, Duplicates, Input
-from ndcg_spark.metrics import copartition, indicator
+from ndcg_spark.scoring.metrics import copartition, indicator
 
 COPY = "_copy"
 ROWS = "rows"

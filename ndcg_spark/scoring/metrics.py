@@ -19,7 +19,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
-from ndcg_spark.config import GAIN_EXPONENTIAL, GAIN_LINEAR, ORDER_BY_RANK, ORDER_BY_SCORE
+from ndcg_spark.options import GAIN_EXPONENTIAL, GAIN_LINEAR, ORDER_BY_RANK, ORDER_BY_SCORE
 
 # Running sums of the ranked list and of the ideal list.
 CUM_JUDGED = "cum_judged"

@@ -10,23 +10,16 @@ import dataclasses
 import datetime as dt
 import json
 import platform
+from collections.abc import Mapping
 from typing import Any
 
 from pyspark.sql import SparkSession
 
 from ndcg_spark import __version__
-from ndcg_spark.config import JobConfig
-from ndcg_spark.pipeline import Evaluation
-from ndcg_spark.publish import Published
-from ndcg_spark.storage import FileSystem
-
-MANIFEST_DIR = "_manifests"
-OUTCOME_PUBLISHED = "published"
-
-
-def manifest_path(config: JobConfig) -> str:
-    name = "latest" if config.eval_date is None else config.eval_date.isoformat()
-    return f"{config.output.rstrip('/')}/{MANIFEST_DIR}/{name}.json"
+from ndcg_spark.io.layout import OutputLayout
+from ndcg_spark.io.storage import FileSystem
+from ndcg_spark.publish.atomic import Published
+from ndcg_spark.scoring.evaluation import Evaluation
 
 
 def _iso(millis: int) -> str:
@@ -45,22 +38,23 @@ def _input(spark: SparkSession, path: str, rows: int) -> dict[str, Any]:
 
 def build(
     spark: SparkSession,
-    config: JobConfig,
+    layout: OutputLayout,
+    inputs: Mapping[str, str],
+    settings: Mapping[str, Any],
     evaluation: Evaluation,
     published: list[Published],
     started: dt.datetime,
     finished: dt.datetime,
 ) -> dict[str, Any]:
+    """The manifest of a published report: `inputs` maps judgments and results to their paths,
+    `settings` is the job's configuration as it ran."""
+    rows = {"judgments": evaluation.judgment_rows, "results": evaluation.result_rows}
     return {
-        "outcome": OUTCOME_PUBLISHED,
-        "eval_date": None if config.eval_date is None else config.eval_date.isoformat(),
+        "eval_date": None if layout.eval_date is None else layout.eval_date.isoformat(),
         "started": started.isoformat(),
         "finished": finished.isoformat(),
-        "inputs": {
-            "judgments": _input(spark, config.judgments, evaluation.judgment_rows),
-            "results": _input(spark, config.results, evaluation.result_rows),
-        },
-        "config": json.loads(json.dumps(dataclasses.asdict(config), default=str)),
+        "inputs": {label: _input(spark, path, rows[label]) for label, path in inputs.items()},
+        "config": json.loads(json.dumps(settings, default=str)),
         "versions": {
             "ndcg_spark": __version__,
             "spark": spark.version,
@@ -76,8 +70,8 @@ def build(
     }
 
 
-def write(spark: SparkSession, config: JobConfig, manifest: dict[str, Any]) -> str:
-    path = manifest_path(config)
+def write(spark: SparkSession, layout: OutputLayout, manifest: dict[str, Any]) -> str:
+    path = layout.manifest
     fs = FileSystem(spark, path)
     fs.mkdirs(path.rsplit("/", 1)[0])
     fs.write_text(path, json.dumps(manifest, indent=2, sort_keys=True) + "\n")

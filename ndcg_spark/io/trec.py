@@ -1,4 +1,4 @@
-"""trec_eval's text formats: qrels and run files in, its per-query report out.
+"""trec_eval's text formats: qrels and run files in and out (the report's text is report/trec_eval.py).
 
 A line is split on runs of whitespace, as trec_eval does: qrels `query_id 0 doc_id relevance`
 (exactly four fields), runs `query_id Q0 doc_id rank score run_id` (six; trec_eval ignores any
@@ -16,8 +16,8 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
-from ndcg_spark.config import ColumnNames
-from ndcg_spark.errors import InputError
+from ndcg_spark.errors import InputError, first_line
+from ndcg_spark.options import ColumnNames
 
 VALUE = "value"  # the column Spark's text source reads a line into
 _FIELDS = "_fields"
@@ -25,10 +25,6 @@ _FILE_PATH = "_metadata.file_path"
 _BLOCK_START = "_metadata.file_block_start"
 _LINE_INDEX_BITS = (1 << 33) - 1  # monotonically_increasing_id: row index within its partition
 _SHOWN_CHARS = 120
-
-# trec_eval -q prints each value with this format: measure padded to 22, then tabs.
-_REPORT_LINE = "%-22s\t%s\t%.4f"
-ALL_QUERIES = "all"
 LINE = "line"
 
 
@@ -90,8 +86,7 @@ def read_text(spark: SparkSession, path: str, label: str) -> DataFrame:
         lines = spark.read.text(path)
         lines.schema  # noqa: B018 - a bad path fails here
     except Exception as error:  # noqa: BLE001 - AnalysisException and Py4J errors alike
-        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise InputError(f"{label} {path}: cannot read text: {first}") from None
+        raise InputError(f"{label} {path}: cannot read text: {first_line(error)}") from None
     return lines
 
 
@@ -145,46 +140,6 @@ def _first_bad_line(spark: SparkSession, file: str, start: int, layout: Layout) 
         .collect()[0]
     )
     return before + in_block["index"] + 1, in_block[VALUE]
-
-
-def _measure_name(measure: Column, k: Column) -> Column:
-    """'ndcg' for the uncut row, 'ndcg_cut_K' for a cutoff, as trec_eval names them."""
-    return F.when(k.isNull(), measure).otherwise(F.concat(measure, F.lit("_"), k.cast(T.StringType())))
-
-
-def _report_line(measure: Column, k: Column, query: Column, value: Column) -> Column:
-    # Rounded half-to-even to 4 places first, so that Java's formatter (half-up) prints the
-    # digits C's printf would for a value exactly halfway.
-    return F.format_string(_REPORT_LINE, _measure_name(measure, k), query, F.bround(value, 4))
-
-
-def report_lines(per_query: DataFrame, summary: DataFrame) -> DataFrame:
-    """trec_eval -q output per run: each query's values (queries in byte order, ndcg then the
-    cutoffs ascending), then the 'all' rows. Columns run_id, line, and the sort keys."""
-    queries = per_query.select(
-        c.RUN_ID,
-        F.lit(0).alias("block"),
-        F.col(c.QUERY_ID).alias("sort_query"),
-        F.col(c.K).alias("sort_k"),
-        _report_line(F.col(c.MEASURE), F.col(c.K), F.col(c.QUERY_ID), F.col(c.NDCG)).alias(LINE),
-    )
-    means = summary.select(
-        c.RUN_ID,
-        F.lit(1).alias("block"),
-        F.lit(ALL_QUERIES).alias("sort_query"),
-        F.col(c.K).alias("sort_k"),
-        _report_line(F.col(c.MEASURE), F.col(c.K), F.lit(ALL_QUERIES), F.col(c.NDCG)).alias(LINE),
-    )
-    return queries.unionByName(means)
-
-
-def sorted_lines(lines: DataFrame, run_id: str) -> DataFrame:
-    """One run's lines in trec_eval's order, a total order (a run has one line per query and k)."""
-    return (
-        lines.filter(F.col(c.RUN_ID) == run_id)
-        .orderBy("block", "sort_query", F.col("sort_k").asc_nulls_first())
-        .select(LINE)
-    )
 
 
 def qrels_lines(judgments: DataFrame) -> DataFrame:

@@ -1,0 +1,166 @@
+"""The Python API: NDCG@k of DataFrames the caller already holds, in the caller's SparkSession.
+
+The same checks and numbers as the job; nothing is written anywhere. The (run, query) rows of
+the one pass are checkpointed in executors' memory (the job stages them as Parquet instead)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from pyspark.sql import DataFrame, SparkSession
+
+from ndcg_spark import columns as c
+from ndcg_spark.checks.inputs import JUDGMENTS, RESULTS, canonical_inputs, require_columns
+from ndcg_spark.comparison.resampling import Cutoff, Resampling, comparison_frame
+from ndcg_spark.comparison.resampling import compare as compare_rows
+from ndcg_spark.errors import ConfigError
+from ndcg_spark.io.trec import QRELS, RUN, read_trec
+from ndcg_spark.options import (
+    DEFAULT_BOOTSTRAP,
+    DEFAULT_KS,
+    DEFAULT_PERMUTATIONS,
+    DEFAULT_RUN_ID,
+    DEFAULT_SEED,
+    GAIN_LINEAR,
+    MAX_RESAMPLES,
+    MAX_SEED,
+    ON_DUPLICATE_ERROR,
+    ORDER_BY_SCORE,
+    ColumnNames,
+    DuplicateJudgments,
+    DuplicateResults,
+    Gain,
+    Options,
+    OrderBy,
+    column_names,
+    count,
+)
+from ndcg_spark.report.console import format_comparison, format_slices, format_table
+from ndcg_spark.scoring.evaluation import Evaluation, slices_frame, summary_frame
+from ndcg_spark.scoring.evaluation import comparison_frame as evaluation_comparison
+from ndcg_spark.scoring.evaluation import evaluate as evaluate_inputs
+from ndcg_spark.scoring.slices import QUERY_METADATA, slice_source
+from ndcg_spark.spark_conf import PLAN_CONF, session_settings
+
+# What a DataFrame stands for in messages, where the job would name a path.
+_GIVEN = "DataFrame"
+
+
+@dataclass(frozen=True)
+class Report:
+    """What `evaluate` computed. `per_query` is a plan over the checkpointed rows; `summary`,
+    `comparison` and `slices` hold rows already computed, in the job's output schemas."""
+
+    per_query: DataFrame
+    summary: DataFrame
+    comparison: DataFrame | None
+    slices: DataFrame | None
+    evaluation: Evaluation
+
+    def __str__(self) -> str:
+        """The tables the job prints."""
+        parts = [format_table(self.evaluation)]
+        parts += [part for part in (format_comparison(self.evaluation.comparison), format_slices(self.evaluation.slices)) if part]
+        return "\n\n".join(parts)
+
+
+def _checkpoint(pairs: DataFrame) -> DataFrame:
+    return pairs.localCheckpoint(eager=True)
+
+
+def evaluate(
+    judgments: DataFrame,
+    results: DataFrame,
+    *,
+    ks: Sequence[int] = DEFAULT_KS,
+    gain: Gain = GAIN_LINEAR,
+    complete: bool = False,
+    uncut: bool = True,
+    order_by: OrderBy = ORDER_BY_SCORE,
+    run_id: str = DEFAULT_RUN_ID,
+    duplicate_results: DuplicateResults = ON_DUPLICATE_ERROR,
+    duplicate_judgments: DuplicateJudgments = ON_DUPLICATE_ERROR,
+    columns: ColumnNames | Mapping[str, str] | None = None,
+    baseline: str | None = None,
+    permutations: int = DEFAULT_PERMUTATIONS,
+    bootstrap: int = DEFAULT_BOOTSTRAP,
+    seed: int = DEFAULT_SEED,
+    slices: Sequence[str] = (),
+    query_metadata: DataFrame | None = None,
+) -> Report:
+    """NDCG@k per (run, query) and per run, with trec_eval's semantics and the job's checks.
+
+    `judgments` has query_id, doc_id, relevance; `results` has query_id, doc_id, score and
+    optionally run_id and rank (`columns` maps these names to yours, e.g. {"doc_id": "item"}).
+    Bad options raise ConfigError, bad rows InputError, each with the job's one-line message.
+    With `baseline`, every other run is compared against it; with `slices`, the means are broken
+    down by those query columns, read from `query_metadata` or else from `results`."""
+    options = Options(
+        ks=tuple(ks),
+        gain=gain,
+        complete=complete,
+        uncut=uncut,
+        order_by=order_by,
+        run_id=run_id,
+        duplicate_results=duplicate_results,
+        duplicate_judgments=duplicate_judgments,
+        columns=column_names(columns),
+        baseline=baseline,
+        permutations=permutations,
+        bootstrap=bootstrap,
+        seed=seed,
+        slices=tuple(slices),
+    ).validated()
+    if query_metadata is not None and not options.slices:
+        raise ConfigError("query_metadata is given but no slice columns: pass slices=[...]")
+    spark = judgments.sparkSession
+    judged, retrieved = canonical_inputs(judgments, results, options, (_GIVEN, _GIVEN), located=False)
+    slice_input = None
+    if options.slices:
+        label, frame = (QUERY_METADATA, query_metadata) if query_metadata is not None else (RESULTS, results)
+        slice_input = slice_source(label, _GIVEN, frame, options.columns.query_id, options.slices)
+    with session_settings(spark, PLAN_CONF):
+        per_query, evaluation = evaluate_inputs(spark, judged, retrieved, options, _checkpoint, slice_input)
+    return Report(
+        per_query=per_query,
+        summary=summary_frame(spark, per_query, evaluation),
+        comparison=evaluation_comparison(spark, evaluation) if options.baseline is not None else None,
+        slices=slices_frame(spark, evaluation) if options.slices else None,
+        evaluation=evaluation,
+    )
+
+
+def compare(
+    per_query: DataFrame,
+    baseline: str,
+    *,
+    permutations: int = DEFAULT_PERMUTATIONS,
+    bootstrap: int = DEFAULT_BOOTSTRAP,
+    seed: int = DEFAULT_SEED,
+) -> DataFrame:
+    """Every run of a per-query report against `baseline`, at every cutoff: both means, wins,
+    ties and losses, a paired t-test, a randomization test, a bootstrap interval and Holm's
+    correction across runs. `per_query` has the job's per_query columns (a Report's, or a
+    published per_query read back); the result has the job's comparison schema."""
+    resampling = Resampling(
+        count("permutations", permutations, 1, MAX_RESAMPLES),
+        count("bootstrap", bootstrap, 1, MAX_RESAMPLES),
+        count("seed", seed, 0, MAX_SEED),
+    )
+    require_columns(per_query, "per_query", _GIVEN, [c.RUN_ID, c.QUERY_ID, c.MEASURE, c.K, c.NDCG])
+    runs = [row[0] for row in per_query.select(c.RUN_ID).distinct().orderBy(c.RUN_ID).collect()]
+    measured = per_query.select(c.MEASURE, c.K).distinct().collect()
+    cutoffs = sorted((Cutoff(row[0], row[1]) for row in measured), key=lambda cut: (cut.k is None, cut.k or 0))
+    spark = per_query.sparkSession
+    return comparison_frame(spark, compare_rows(spark, per_query, str(baseline), runs, cutoffs, resampling))
+
+
+def read_qrels(spark: SparkSession, path: str) -> DataFrame:
+    """A trec_eval qrels file (or folder of them) as judgments: query_id, doc_id, relevance."""
+    return read_trec(spark, path, JUDGMENTS, QRELS, ColumnNames()).select(c.QUERY_ID, c.DOC_ID, c.RELEVANCE)
+
+
+def read_run(spark: SparkSession, path: str) -> DataFrame:
+    """A trec_eval run file (or folder of them) as results: run_id, query_id, doc_id, score, rank."""
+    return read_trec(spark, path, RESULTS, RUN, ColumnNames()).select(c.RUN_ID, c.QUERY_ID, c.DOC_ID, c.SCORE, c.RANK)

@@ -1,0 +1,119 @@
+"""NDCG@k as a pyspark.ml Evaluator, for CrossValidator and TrainValidationSplit.
+
+Spark's own RankingEvaluator takes binary relevance only, and its RankingMetrics does not sort
+the ideal list; this one scores graded labels with trec_eval's rules, by the same code as the job."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyspark import keyword_only
+from pyspark.ml.evaluation import Evaluator
+from pyspark.ml.param import Param, Params, TypeConverters
+from pyspark.ml.param.shared import HasLabelCol, HasPredictionCol
+from pyspark.ml.util import DefaultParamsReadable, DefaultParamsWritable
+from pyspark.sql import DataFrame
+
+from ndcg_spark import columns as c
+from ndcg_spark.api import evaluate
+from ndcg_spark.errors import ConfigError
+from ndcg_spark.options import GAIN_LINEAR, GAINS, Gain
+
+DEFAULT_K = 10
+
+
+class NdcgEvaluator(Evaluator, HasLabelCol, HasPredictionCol, DefaultParamsReadable, DefaultParamsWritable):
+    """Mean NDCG@k over the queries of a frame with one row per (query, candidate document).
+
+    The label is the graded relevance (whole numbers; negatives gain 0), the prediction is the
+    score that ranks the candidates; the ideal list is built from the labels in the frame, and
+    score ties are broken by document id descending, as trec_eval does. A query whose labels
+    are all 0 scores 0 and counts in the mean. Larger is better."""
+
+    _input_kwargs: dict[str, Any]  # set by keyword_only
+
+    k: Param[int] = Param(Params._dummy(), "k", "the cutoff of NDCG@k", typeConverter=TypeConverters.toInt)
+    gain: Param[str] = Param(
+        Params._dummy(), "gain", "linear (trec_eval) or exponential (2^rel - 1)", typeConverter=TypeConverters.toString
+    )
+    queryCol: Param[str] = Param(Params._dummy(), "queryCol", "query id column", typeConverter=TypeConverters.toString)
+    docCol: Param[str] = Param(Params._dummy(), "docCol", "document id column", typeConverter=TypeConverters.toString)
+
+    @keyword_only
+    def __init__(
+        self,
+        *,
+        k: int = DEFAULT_K,
+        gain: Gain = GAIN_LINEAR,
+        queryCol: str = c.QUERY_ID,
+        docCol: str = c.DOC_ID,
+        labelCol: str = "label",
+        predictionCol: str = "prediction",
+    ) -> None:
+        super().__init__()
+        self._setDefault(
+            k=DEFAULT_K, gain=GAIN_LINEAR, queryCol=c.QUERY_ID, docCol=c.DOC_ID, labelCol="label", predictionCol="prediction"
+        )
+        self._set(**self._input_kwargs)
+
+    @keyword_only
+    def setParams(
+        self,
+        *,
+        k: int = DEFAULT_K,
+        gain: Gain = GAIN_LINEAR,
+        queryCol: str = c.QUERY_ID,
+        docCol: str = c.DOC_ID,
+        labelCol: str = "label",
+        predictionCol: str = "prediction",
+    ) -> NdcgEvaluator:
+        return self._set(**self._input_kwargs)
+
+    def setK(self, value: int) -> NdcgEvaluator:
+        return self._set(k=value)
+
+    def getK(self) -> int:
+        return self.getOrDefault(self.k)
+
+    def setGain(self, value: Gain) -> NdcgEvaluator:
+        return self._set(gain=value)
+
+    def getGain(self) -> str:
+        return self.getOrDefault(self.gain)
+
+    def setQueryCol(self, value: str) -> NdcgEvaluator:
+        return self._set(queryCol=value)
+
+    def getQueryCol(self) -> str:
+        return self.getOrDefault(self.queryCol)
+
+    def setDocCol(self, value: str) -> NdcgEvaluator:
+        return self._set(docCol=value)
+
+    def getDocCol(self) -> str:
+        return self.getOrDefault(self.docCol)
+
+    def setLabelCol(self, value: str) -> NdcgEvaluator:
+        return self._set(labelCol=value)
+
+    def setPredictionCol(self, value: str) -> NdcgEvaluator:
+        return self._set(predictionCol=value)
+
+    def isLargerBetter(self) -> bool:
+        return True
+
+    def _evaluate(self, dataset: DataFrame) -> float:
+        gain = self.getGain()
+        if gain not in GAINS:
+            raise ConfigError(f"gain must be one of {', '.join(GAINS)}, got {gain!r}")
+        query, doc = self.getQueryCol(), self.getDocCol()
+        report = evaluate(
+            dataset.select(query, doc, self.getLabelCol()),
+            dataset.select(query, doc, self.getPredictionCol()),
+            ks=(self.getK(),),
+            gain=gain,  # checked above
+            uncut=False,
+            columns={"query_id": query, "doc_id": doc, "relevance": self.getLabelCol(), "score": self.getPredictionCol()},
+        )
+        rows: list[Any] = report.evaluation.summary
+        return float(rows[0][c.NDCG]) if rows and rows[0][c.NDCG] is not None else 0.0

@@ -1,0 +1,64 @@
+"""The command: `ndcg-spark` (installed), `python -m ndcg_spark` or spark-submit jobs/evaluate_ndcg.py.
+
+Parses and validates everything before Spark starts, runs the job, and turns every failure into
+one line on stderr and an exit code a scheduler can act on."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+
+from ndcg_spark import progress
+from ndcg_spark.errors import EXIT_FAILURE, EXIT_OK, ConfigError, NdcgSparkError, first_line
+from ndcg_spark.job.config import parse_args
+from ndcg_spark.job.run import run
+from ndcg_spark.progress import LOG_TEXT
+
+log = logging.getLogger("ndcg_spark")
+
+
+def one_line(error: BaseException) -> str:
+    """The cause in one line, with the exception's type."""
+    return f"{type(error).__name__}: {first_line(error)}"
+
+
+def html_report() -> ModuleType:
+    """Imported only when a report is asked for, before Spark starts: plotly is needed on the
+    driver for it alone."""
+    try:
+        from ndcg_spark.report import html as module
+    except ImportError as error:
+        raise ConfigError(
+            f"the HTML report needs plotly on the driver ({error}): pip install plotly, or pass --no-html-report"
+        ) from None
+    return module
+
+
+def main(argv: Sequence[str]) -> int:
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        config = parse_args(argv)
+        interactive = progress.configure(config.log_format) == LOG_TEXT
+        run(config, interactive, html_report() if config.html_report else None)
+    except SystemExit as usage:  # argparse has already printed its message
+        return int(usage.code or 0)
+    except NdcgSparkError as error:
+        print(f"ndcg-spark: {error}", file=sys.stderr)
+        return error.exit_code
+    except Exception as error:  # noqa: BLE001 - one line for the scheduler, the trace for the log
+        log.debug("job failed", exc_info=True)
+        print(f"ndcg-spark: failed: {one_line(error)}", file=sys.stderr)
+        return EXIT_FAILURE
+    return EXIT_OK
+
+
+def entry_point() -> None:
+    """`ndcg-spark` on the PATH: the job in this Python process. Without spark-submit, PySpark
+    starts a local JVM (all cores); `--conf`-style settings go in the config file's [spark]."""
+    sys.exit(main(sys.argv[1:]))
+
+
+if __name__ == "__main__":
+    entry_point()

@@ -1,0 +1,41 @@
+"""The job's inputs read from their paths (Parquet or trec_eval text) into canonical columns."""
+
+from __future__ import annotations
+
+from pyspark.sql import DataFrame, SparkSession
+
+from ndcg_spark.checks.inputs import JUDGMENTS, RESULTS, Input, canonical_inputs
+from ndcg_spark.errors import ConfigError
+from ndcg_spark.io.parquet import read_parquet
+from ndcg_spark.io.trec import QRELS, RUN, Layout, read_trec
+from ndcg_spark.job.config import FORMAT_TREC, JobConfig
+from ndcg_spark.scoring.slices import QUERY_METADATA, SliceSource, slice_source
+
+
+def read_input(spark: SparkSession, path: str, label: str, fmt: str, layout: Layout, config: JobConfig) -> DataFrame:
+    """Parquet as it is, or trec_eval text parsed into the configured column names."""
+    if fmt == FORMAT_TREC:
+        return read_trec(spark, path, label, layout, config.columns)
+    return read_parquet(spark, path, label)
+
+
+def read_inputs(spark: SparkSession, config: JobConfig) -> tuple[Input, Input]:
+    """(judgments, results) in canonical columns; schema problems are refused here."""
+    judgments = read_input(spark, config.judgments, JUDGMENTS, config.judgments_format, QRELS, config)
+    results = read_input(spark, config.results, RESULTS, config.results_format, RUN, config)
+    return canonical_inputs(judgments, results, config.options(), (config.judgments, config.results), located=True)
+
+
+def read_slices(spark: SparkSession, config: JobConfig) -> SliceSource | None:
+    """The query id and slice columns, from the query metadata or the results; checked now, so
+    a missing column fails in seconds, before the main pass."""
+    if not config.slices:
+        return None
+    if config.query_metadata is not None:
+        label, path = QUERY_METADATA, config.query_metadata
+    elif config.results_format == FORMAT_TREC:
+        raise ConfigError("slices need --query-metadata when the results are a TREC run file (it has no such columns)")
+    else:
+        label, path = RESULTS, config.results
+    frame = read_parquet(spark, path, label)
+    return slice_source(label, path, frame, config.columns.query_id, config.slices)

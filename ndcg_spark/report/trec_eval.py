@@ -1,0 +1,54 @@
+"""trec_eval -q's per-query report as text lines, digit for digit."""
+
+from __future__ import annotations
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from ndcg_spark import columns as c
+from ndcg_spark.io.trec import LINE
+
+# trec_eval -q prints each value with this format: measure padded to 22, then tabs.
+_REPORT_LINE = "%-22s\t%s\t%.4f"
+ALL_QUERIES = "all"
+
+
+def _measure_name(measure: Column, k: Column) -> Column:
+    """'ndcg' for the uncut row, 'ndcg_cut_K' for a cutoff, as trec_eval names them."""
+    return F.when(k.isNull(), measure).otherwise(F.concat(measure, F.lit("_"), k.cast(T.StringType())))
+
+
+def _report_line(measure: Column, k: Column, query: Column, value: Column) -> Column:
+    # Rounded half-to-even to 4 places first, so that Java's formatter (half-up) prints the
+    # digits C's printf would for a value exactly halfway.
+    return F.format_string(_REPORT_LINE, _measure_name(measure, k), query, F.bround(value, 4))
+
+
+def report_lines(per_query: DataFrame, summary: DataFrame) -> DataFrame:
+    """trec_eval -q output per run: each query's values (queries in byte order, ndcg then the
+    cutoffs ascending), then the 'all' rows. Columns run_id, line, and the sort keys."""
+    queries = per_query.select(
+        c.RUN_ID,
+        F.lit(0).alias("block"),
+        F.col(c.QUERY_ID).alias("sort_query"),
+        F.col(c.K).alias("sort_k"),
+        _report_line(F.col(c.MEASURE), F.col(c.K), F.col(c.QUERY_ID), F.col(c.NDCG)).alias(LINE),
+    )
+    means = summary.select(
+        c.RUN_ID,
+        F.lit(1).alias("block"),
+        F.lit(ALL_QUERIES).alias("sort_query"),
+        F.col(c.K).alias("sort_k"),
+        _report_line(F.col(c.MEASURE), F.col(c.K), F.lit(ALL_QUERIES), F.col(c.NDCG)).alias(LINE),
+    )
+    return queries.unionByName(means)
+
+
+def sorted_lines(lines: DataFrame, run_id: str) -> DataFrame:
+    """One run's lines in trec_eval's order, a total order (a run has one line per query and k)."""
+    return (
+        lines.filter(F.col(c.RUN_ID) == run_id)
+        .orderBy("block", "sort_query", F.col("sort_k").asc_nulls_first())
+        .select(LINE)
+    )

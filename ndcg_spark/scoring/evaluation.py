@@ -1,0 +1,217 @@
+"""The evaluation end to end: one pass over the data, checks, summary, comparison, slices.
+
+The one pass reads and shuffles each input once and materializes one small row per (run, query)
+(the job stages them as Parquet, the Python API checkpoints them), counting every row check on the
+way. Only when the checks pass is the report derived from those rows (a few rows per query, so the
+rest costs little)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from pyspark.sql import DataFrame, Observation, Row, SparkSession
+from pyspark.sql import functions as F
+
+from ndcg_spark import columns as c
+from ndcg_spark.checks.inputs import Input
+from ndcg_spark.checks.observe import InputCounts, Observed, enforce, observe
+from ndcg_spark.comparison.resampling import ComparisonRow, Resampling, compare, cutoffs_of
+from ndcg_spark.comparison.resampling import comparison_frame as comparison_rows_frame
+from ndcg_spark.options import GAIN_LINEAR, ORDER_BY_SCORE, Gain, Options, OrderBy
+from ndcg_spark.progress import step
+from ndcg_spark.scoring.metrics import (
+    JUDGED_QUERIES,
+    RETRIEVED,
+    RETRIEVED_JUDGED,
+    counts_per_run,
+    evaluated_pairs,
+    per_query_rows,
+    query_pairs,
+    summarize,
+)
+from ndcg_spark.scoring.slices import (
+    SLICE,
+    SLICE_SUMMARY_SCHEMA,
+    SLICE_VALUE,
+    SliceSource,
+    query_slices,
+    slice_summary,
+)
+
+Materialize = Callable[[DataFrame], DataFrame]
+"""Computes a plan once and returns a frame over its stored rows (observations fire on the way)."""
+
+
+
+
+@dataclass(frozen=True)
+class RunCounts:
+    run_id: str
+    evaluated: int
+    missing: int
+    skipped: int
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """What the job computed and wrote, small enough to print."""
+
+    summary: list[Row]
+    runs: list[RunCounts]
+    judgment_rows: int
+    result_rows: int
+    judged_queries: int
+    duplicate_judgments_dropped: int
+    duplicate_results_dropped: int
+    complete: bool
+    comparison: list[ComparisonRow] = field(default_factory=list)
+    slices: list[Row] = field(default_factory=list)
+
+    @property
+    def run_ids(self) -> list[str]:
+        return [run.run_id for run in self.runs]
+
+    @property
+    def per_query_rows(self) -> int:
+        return sum(row[c.NUM_QUERIES] for row in self.summary)
+
+
+@dataclass(frozen=True)
+class MainPass:
+    """The plan of the one pass over the data, and what it observes on the way."""
+
+    pairs: DataFrame
+    judgments: Observed
+    results: Observed
+    judged_queries: Observation
+
+
+def main_pass(
+    judgments: Input,
+    results: Input,
+    *,
+    ks: tuple[int, ...],
+    gain: Gain = GAIN_LINEAR,
+    order_by: OrderBy = ORDER_BY_SCORE,
+    uncut: bool = True,
+) -> MainPass:
+    """The plan of the one pass over the data: (run, query) rows, and both inputs' observed checks."""
+    observed_judgments, observed_results = observe(judgments), observe(results)
+    judged_queries = Observation("judged_queries")
+    # When copies are refused, a run with copies publishes nothing: the ideal side can read the
+    # judgments' exchange as it is, and only the join's side sorts them for the copies check.
+    lenient = judgments.duplicates.lenient
+    pairs = query_pairs(
+        observed_results.frame,
+        observed_judgments.frame,
+        ks=ks,
+        gain_kind=gain,
+        order_by=order_by,
+        uncut=uncut,
+        judged_queries=judged_queries,
+        ideal_judgments=observed_judgments.frame if lenient else observed_judgments.checked,
+    )
+    return MainPass(pairs, observed_judgments, observed_results, judged_queries)
+
+
+@dataclass(frozen=True)
+class Scored:
+    """The materialized (run, query) rows and the counts the main pass observed."""
+
+    pairs: DataFrame
+    judgments: InputCounts
+    results: InputCounts
+    judged_queries: int
+
+
+def score_pairs(scoring: MainPass, materialize: Materialize) -> Scored:
+    """The one pass: materialize the (run, query) rows, then enforce the row checks it counted."""
+    pairs = materialize(scoring.pairs)
+    judged, retrieved = enforce(scoring.judgments), enforce(scoring.results)
+    judged_queries = int(scoring.judged_queries.get[JUDGED_QUERIES] or 0)
+    return Scored(pairs, judged, retrieved, judged_queries)
+
+
+def evaluate(
+    spark: SparkSession,
+    judgments: Input,
+    results: Input,
+    options: Options,
+    materialize: Materialize,
+    slice_input: SliceSource | None = None,
+) -> tuple[DataFrame, Evaluation]:
+    """Validate and score; returns the per-query report (a plan over the materialized rows) and
+    the summary, comparison, slices and counts, collected (a few rows per run and cutoff)."""
+    with step("main pass") as counts:
+        scoring = main_pass(
+            judgments, results, ks=options.ks, gain=options.gain, order_by=options.order_by, uncut=options.uncut
+        )
+        scored = score_pairs(scoring, materialize)
+        pairs, judged, retrieved = scored.pairs, scored.judgments, scored.results
+        counts.update(judgment_rows=judged.rows_read, result_rows=retrieved.rows_read)
+    per_query = evaluated_pairs(pairs, options.ks, options.uncut, options.complete).transform(
+        lambda df: per_query_rows(df, options.ks, options.uncut)
+    )
+    with step("summary") as counts:
+        summary = summarize(per_query).orderBy(c.RUN_ID, c.MEASURE, F.col(c.K).asc_nulls_last()).collect()
+        judged_queries = scored.judged_queries
+        runs = _run_counts(pairs, judged_queries, options.complete)
+        counts.update(runs=len(runs), judged_queries=judged_queries, per_query_rows=sum(row[c.NUM_QUERIES] for row in summary))
+    comparison: list[ComparisonRow] = []
+    if options.baseline is not None:
+        with step("comparison") as counts:
+            resampling = Resampling(options.permutations, options.bootstrap, options.seed)
+            run_ids = [run.run_id for run in runs]
+            cutoffs = cutoffs_of(options.ks, options.uncut)
+            comparison = compare(spark, per_query, options.baseline, run_ids, cutoffs, resampling)
+            counts.update(baseline=options.baseline, rows=len(comparison))
+    slices = []
+    if slice_input is not None and options.slices:
+        with step("slices") as counts:
+            by_query = query_slices(slice_input, options.slices)
+            slices = (
+                slice_summary(per_query, by_query, options.slices)
+                .orderBy(SLICE, F.col(SLICE_VALUE).asc_nulls_last(), c.RUN_ID, c.MEASURE, F.col(c.K).asc_nulls_last())
+                .collect()
+            )
+            counts.update(rows=len(slices))
+    return per_query, Evaluation(
+        summary=summary,
+        runs=runs,
+        judgment_rows=judged.rows_read,
+        result_rows=retrieved.rows_read,
+        judged_queries=judged_queries,
+        duplicate_judgments_dropped=judged.duplicates_dropped,
+        duplicate_results_dropped=retrieved.duplicates_dropped,
+        complete=options.complete,
+        comparison=comparison,
+        slices=slices,
+    )
+
+
+def _run_counts(pairs: DataFrame, judged_queries: int, complete: bool) -> list[RunCounts]:
+    """Per run: queries scored, judged queries it lacks (scored 0 with --complete), unjudged ones."""
+    counts = counts_per_run(pairs).orderBy(c.RUN_ID).collect()
+    return [
+        RunCounts(
+            run_id=row[c.RUN_ID],
+            evaluated=judged_queries if complete else row[RETRIEVED_JUDGED],
+            missing=judged_queries - row[RETRIEVED_JUDGED],
+            skipped=row[RETRIEVED] - row[RETRIEVED_JUDGED],
+        )
+        for row in counts
+    ]
+
+
+def summary_frame(spark: SparkSession, per_query: DataFrame, evaluation: Evaluation) -> DataFrame:
+    """The collected summary as a DataFrame of the summary's schema: exactly what was printed."""
+    return spark.createDataFrame(evaluation.summary, schema=summarize(per_query).schema)
+
+
+def comparison_frame(spark: SparkSession, evaluation: Evaluation) -> DataFrame:
+    return comparison_rows_frame(spark, evaluation.comparison)
+
+
+def slices_frame(spark: SparkSession, evaluation: Evaluation) -> DataFrame:
+    return spark.createDataFrame(evaluation.slices, schema=SLICE_SUMMARY_SCHEMA)
