@@ -14,8 +14,8 @@ __version__ = "0.1.0"
 
 from ndcg_spark.api import Report, compare, evaluate, read_qrels, read_run  # noqa: E402
 from ndcg_spark.errors import ConfigError, InputError, NdcgSparkError  # noqa: E402
+from ndcg_spark.evaluation import Evaluation, RunCounts  # noqa: E402
 from ndcg_spark.options import ColumnNames  # noqa: E402
-from ndcg_spark.scoring.evaluation import Evaluation, RunCounts  # noqa: E402
 
 
 def __getattr__(name: str) -> object:

@@ -15,6 +15,9 @@ from ndcg_spark.checks.inputs import JUDGMENTS, RESULTS, canonical_inputs, requi
 from ndcg_spark.comparison.resampling import Cutoff, Resampling, comparison_frame
 from ndcg_spark.comparison.resampling import compare as compare_rows
 from ndcg_spark.errors import ConfigError
+from ndcg_spark.evaluation import Evaluation, slices_frame, summary_frame
+from ndcg_spark.evaluation import comparison_frame as evaluation_comparison
+from ndcg_spark.evaluation import evaluate as evaluate_inputs
 from ndcg_spark.io.trec import QRELS, RUN, read_trec
 from ndcg_spark.options import (
     DEFAULT_BOOTSTRAP,
@@ -37,9 +40,6 @@ from ndcg_spark.options import (
     count,
 )
 from ndcg_spark.report.console import format_comparison, format_slices, format_table
-from ndcg_spark.scoring.evaluation import Evaluation, slices_frame, summary_frame
-from ndcg_spark.scoring.evaluation import comparison_frame as evaluation_comparison
-from ndcg_spark.scoring.evaluation import evaluate as evaluate_inputs
 from ndcg_spark.scoring.slices import QUERY_METADATA, slice_source
 from ndcg_spark.spark_conf import PLAN_CONF, session_settings
 

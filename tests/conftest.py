@@ -1,12 +1,35 @@
+"""Shared fixtures and helpers of every tier.
+
+Tiers, one folder each: unit/ (pure Python), transforms/ (Spark on tiny frames), end_to_end/ (the
+job's main() in this process), system/ (extra JVMs, spark-submit, kills, a browser: marked slow).
+`scripts/test.sh --quick` runs the first two."""
+
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import SparkSession
 
+from ndcg_spark.job.cli import main
 from ndcg_spark.job.session import BASE_CONF
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# A tiny evaluation: three judged queries, two runs; q3 is judged only, q9 retrieved only.
+JUDGMENTS = {"query_id": ["q1", "q1", "q1", "q2", "q2", "q3"], "doc_id": ["a", "b", "c", "a", "d", "x"],
+             "relevance": [2, 1, 0, 1, 3, 1]}
+RESULTS = {
+    "run_id": ["r1", "r1", "r1", "r1", "r1", "r2", "r2", "r2", "r2"],
+    "query_id": ["q1", "q1", "q1", "q2", "q9", "q1", "q1", "q2", "q2"],
+    "doc_id": ["a", "b", "z", "d", "a", "b", "a", "a", "d"],
+    "score": [3.0, 2.0, 1.0, 1.0, 5.0, 3.0, 2.0, 2.0, 1.0],
+}
 
 
 @pytest.fixture(scope="session")
@@ -30,9 +53,44 @@ def spark() -> Iterator[SparkSession]:
 
 @pytest.fixture(scope="session")
 def conformance_dir() -> str:
-    here = os.path.dirname(os.path.abspath(__file__))
-    path = os.path.join(here, "..", "..", "shared", "conformance", "trec_eval")
-    path = os.path.normpath(os.environ.get("NDCG_CONFORMANCE_DIR", path))
-    if not os.path.isdir(path):
-        pytest.fail(f"conformance data not found at {path} (set NDCG_CONFORMANCE_DIR)")
-    return path
+    path = ROOT.parent / "shared" / "conformance" / "trec_eval"
+    found = os.path.normpath(os.environ.get("NDCG_CONFORMANCE_DIR", str(path)))
+    if not os.path.isdir(found):
+        pytest.fail(f"conformance data not found at {found} (set NDCG_CONFORMANCE_DIR)")
+    return found
+
+
+def write(path: Path, columns: dict, schema: pa.Schema | None = None) -> str:
+    """A Parquet file of the given columns (folders made as needed); returns its path."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.table(columns, schema=schema), path)
+    return str(path)
+
+
+@pytest.fixture()
+def inputs(tmp_path: Path) -> tuple[str, str]:
+    """(judgments, results) folders holding JUDGMENTS and RESULTS."""
+    return (
+        write(tmp_path / "judgments" / "part-0.parquet", JUDGMENTS),
+        write(tmp_path / "results" / "part-0.parquet", RESULTS),
+    )
+
+
+def run_job(judgments: str, results: str, output: str | Path, *extra: str, html: bool = False) -> int:
+    """main() on the two inputs; the HTML page (seconds of rendering) only when under test."""
+    page = [] if html else ["--no-html-report"]
+    return main(["--judgments", judgments, "--results", results, "--output", str(output), *page, *extra])
+
+
+def error_lines(err: str) -> list[str]:
+    """stderr without the step logs (JSON lines when not on a terminal): what a person reads."""
+    return [line for line in err.strip().splitlines() if not line.startswith('{"time"')]
+
+
+def snapshot(folder: Path) -> dict[str, str]:
+    """Every file under folder with the hash of its bytes."""
+    return {
+        str(path.relative_to(folder)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }

@@ -17,8 +17,8 @@ from pyspark.sql import DataFrame, SparkSession  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
 from pyspark.sql import types as T  # noqa: E402
 
-import ndcg_spark.scoring.metrics as metrics  # noqa: E402
 import ndcg_spark.checks.observe as validation  # noqa: E402
+import ndcg_spark.scoring.metrics as metrics  # noqa: E402
 from ndcg_spark.job.cli import main  # noqa: E402
 
 MODE = sys.argv[1]

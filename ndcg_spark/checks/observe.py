@@ -20,7 +20,7 @@ from pyspark.sql import functions as F
 from ndcg_spark import columns as c
 from ndcg_spark.checks.inputs import FILE, Duplicates, Input
 from ndcg_spark.errors import InputError
-from ndcg_spark.scoring.metrics import copartition, indicator
+from ndcg_spark.frames import copartition, indicator
 
 COPY = "_copy"
 ROWS = "rows"

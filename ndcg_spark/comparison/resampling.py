@@ -33,7 +33,8 @@ from pyspark.sql import types as T
 from ndcg_spark import columns as c
 from ndcg_spark.comparison.stats import holm, paired_t
 from ndcg_spark.errors import ConfigError
-from ndcg_spark.scoring.metrics import exact_sum, indicator
+from ndcg_spark.frames import indicator
+from ndcg_spark.scoring.metrics import exact_sum
 
 CONFIDENCE = 0.95
 MAX_EXACT_QUERIES = 20  # 2^20 sign patterns: beyond that, exact enumeration is never asked for

@@ -9,6 +9,7 @@ from types import ModuleType
 from pyspark.sql import DataFrame, SparkSession
 
 from ndcg_spark import progress
+from ndcg_spark.evaluation import Evaluation, evaluate
 from ndcg_spark.io.layout import OutputLayout
 from ndcg_spark.io.storage import Staging
 from ndcg_spark.job.config import JobConfig
@@ -19,7 +20,6 @@ from ndcg_spark.publish.atomic import publish, publish_page
 from ndcg_spark.publish.datasets import report_datasets
 from ndcg_spark.report.console import format_comparison, format_slices, format_table, judged_warnings
 from ndcg_spark.report.data import gather
-from ndcg_spark.scoring.evaluation import Evaluation, evaluate
 
 PAIRS_DIR = "pairs"
 

@@ -7,10 +7,10 @@ from urllib.parse import quote
 from pyspark.sql import DataFrame, SparkSession
 
 from ndcg_spark import columns as c
+from ndcg_spark.evaluation import Evaluation, comparison_frame, slices_frame, summary_frame
 from ndcg_spark.io.layout import COMPARISON_DIR, PER_QUERY_DIR, SLICES_DIR, SUMMARY_DIR, TREC_EVAL_DIR
 from ndcg_spark.publish.atomic import Dataset
 from ndcg_spark.report.trec_eval import report_lines, sorted_lines
-from ndcg_spark.scoring.evaluation import Evaluation, comparison_frame, slices_frame, summary_frame
 
 
 def report_datasets(

@@ -16,10 +16,10 @@ from typing import Any
 from pyspark.sql import SparkSession
 
 from ndcg_spark import __version__
+from ndcg_spark.evaluation import Evaluation
 from ndcg_spark.io.layout import OutputLayout
 from ndcg_spark.io.storage import FileSystem
 from ndcg_spark.publish.atomic import Published
-from ndcg_spark.scoring.evaluation import Evaluation
 
 
 def _iso(millis: int) -> str:

@@ -7,7 +7,7 @@ from typing import Any
 
 from ndcg_spark import columns as c
 from ndcg_spark.comparison import resampling as cmp
-from ndcg_spark.scoring.evaluation import Evaluation
+from ndcg_spark.evaluation import Evaluation
 from ndcg_spark.scoring.slices import SLICE, SLICE_VALUE
 
 LOW_JUDGED_WARNING = 0.5

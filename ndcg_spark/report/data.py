@@ -13,8 +13,8 @@ from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
 from ndcg_spark.comparison.resampling import ComparisonRow, Cutoff, paired
+from ndcg_spark.evaluation import Evaluation
 from ndcg_spark.io.layout import SUMMARY_DIR, OutputLayout
-from ndcg_spark.scoring.evaluation import Evaluation
 
 HISTOGRAM_BINS = 20
 QUANTILES = 200  # points on the sorted-differences curve

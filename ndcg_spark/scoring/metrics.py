@@ -19,6 +19,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
+from ndcg_spark.frames import copartition, indicator
 from ndcg_spark.options import GAIN_EXPONENTIAL, GAIN_LINEAR, ORDER_BY_RANK, ORDER_BY_SCORE
 
 # Running sums of the ranked list and of the ideal list.
@@ -64,12 +65,6 @@ def ranking_order(order_by: str) -> list[Column]:
     return [F.col(c.RANK).asc()] + by_score if order_by == ORDER_BY_RANK else by_score
 
 
-def copartition(frame: DataFrame) -> DataFrame:
-    """Hash by query_id once: with the session's spark.sql.requireAllClusterKeysForCoPartition=false
-    every later join, window and aggregation reuses this partitioning, so each input is shuffled once."""
-    return frame.repartition(F.col(c.QUERY_ID))
-
-
 def _running(spec: WindowSpec) -> WindowSpec:
     return spec.rowsBetween(Window.unboundedPreceding, Window.currentRow)
 
@@ -78,11 +73,6 @@ def _whole(spec: WindowSpec) -> WindowSpec:
     """The whole list, in the same window spec as the running sums, so Spark computes both in one
     WindowExec over one sort."""
     return spec.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)
-
-
-def indicator(condition: Column) -> Column:
-    """1 where the condition holds, else 0: summed, it counts the rows that meet it."""
-    return F.when(condition, F.lit(1)).otherwise(F.lit(0))
 
 
 def with_running_dcg(

@@ -6,46 +6,14 @@ import os
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-from ndcg_spark.job.cli import main
 from ndcg_spark import columns as c
 from ndcg_spark.errors import EXIT_INPUT_REJECTED, EXIT_OK, EXIT_USAGE
-
-JUDGMENTS = {"query_id": ["q1", "q1", "q1", "q2", "q2", "q3"], "doc_id": ["a", "b", "c", "a", "d", "x"],
-             "relevance": [2, 1, 0, 1, 3, 1]}
-RESULTS = {
-    "run_id": ["r1", "r1", "r1", "r1", "r1", "r2", "r2", "r2", "r2"],
-    "query_id": ["q1", "q1", "q1", "q2", "q9", "q1", "q1", "q2", "q2"],
-    "doc_id": ["a", "b", "z", "d", "a", "b", "a", "a", "d"],
-    "score": [3.0, 2.0, 1.0, 1.0, 5.0, 3.0, 2.0, 2.0, 1.0],
-}
-
-
-def write(path: Path, columns: dict, schema: pa.Schema | None = None) -> str:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(pa.table(columns, schema=schema), path)
-    return str(path)
-
-
-@pytest.fixture()
-def inputs(tmp_path: Path) -> tuple[str, str]:
-    return (
-        write(tmp_path / "judgments" / "part-0.parquet", JUDGMENTS),
-        write(tmp_path / "results" / "part-0.parquet", RESULTS),
-    )
-
-
-def error_lines(err: str) -> list[str]:
-    """stderr without the step logs (JSON lines when not on a terminal): what a person reads."""
-    return [line for line in err.strip().splitlines() if not line.startswith('{"time"')]
-
-
-def run_job(judgments: str, results: str, output: str, *extra: str) -> int:
-    return main(["--judgments", judgments, "--results", results, "--output", output, *extra])
+from ndcg_spark.job.cli import main
+from tests.conftest import JUDGMENTS, RESULTS, error_lines, run_job, write
 
 
 def test_end_to_end(spark: SparkSession, inputs: tuple[str, str], tmp_path: Path, capsys) -> None:
@@ -119,7 +87,7 @@ def test_eval_date_rerun_replaces_only_that_date(spark: SparkSession, inputs, tm
     assert dates == ["eval_date=2026-12-01", "eval_date=2026-12-02"]
 
 
-# --- bad input: one line naming the file, the column and the count; exit 3; nothing written ---
+# --- bad input (the whole corpus is in test_malformed.py): exit 3, one line, nothing written ---
 
 def _rejected(judgments: str, results: str, tmp_path: Path, capsys, *extra: str) -> str:
     output = tmp_path / "out"
@@ -129,51 +97,6 @@ def _rejected(judgments: str, results: str, tmp_path: Path, capsys, *extra: str)
     assert not output.exists(), "bad input must leave nothing under --output"
     assert len(err.splitlines()) == 1 and "Traceback" not in err
     return err
-
-
-@pytest.mark.parametrize(
-    ("side", "change", "expected"),
-    [
-        ("results", {"score": None}, "missing column(s) 'score'"),
-        ("judgments", {"relevance": None}, "missing column(s) 'relevance'"),
-        ("results", {"score": ["high"] * 9}, "column 'score' has type string"),
-        ("judgments", {"relevance": ["2", "1", "0", "1", "3", "1"]}, "column 'relevance' has type string"),
-        ("judgments", {"query_id": [1.5] * 6}, "column 'query_id' has type double"),
-        ("results", {"query_id": ["q1", None, None, "q2", "q9", "q1", "q1", "q2", "q2"]},
-         "column 'query_id': 2 of 9 rows are null"),
-        ("judgments", {"doc_id": ["a", None, "c", "a", "d", "x"]}, "column 'doc_id': 1 of 6 rows are null"),
-        ("results", {"score": [3.0, None, 1.0, 1.0, 5.0, 3.0, 2.0, 2.0, 1.0]},
-         "column 'score': 1 of 9 rows are null"),
-        ("results", {"score": [3.0, float("nan"), 1.0, 1.0, 5.0, 3.0, float("nan"), 2.0, 1.0]},
-         "column 'score': 2 of 9 rows are NaN"),
-        ("results", {"score": [3.0, float("inf"), 1.0, 1.0, 5.0, 3.0, float("-inf"), 2.0, 1.0]},
-         "column 'score': 2 of 9 rows are infinite"),
-        ("results", {"doc_id": ["a", "a", "z", "d", "a", "b", "a", "a", "d"]},
-         "1 documents are retrieved more than once"),
-        ("judgments", {"doc_id": ["a", "a", "c", "a", "d", "x"]}, "1 (query, doc) pairs are judged more than once"),
-        ("judgments", {"relevance": [2.0, 1.5, 0.0, 1.0, 3.0, 0.5]}, "column 'relevance': 2 of 6 rows are not whole"),
-        ("judgments", {"relevance": [2, None, 0, 1, 3, 1]}, "column 'relevance': 1 of 6 rows are null"),
-    ],
-)
-def test_bad_input_is_rejected(tmp_path: Path, capsys, side: str, change: dict, expected: str) -> None:
-    columns = {"judgments": dict(JUDGMENTS), "results": dict(RESULTS)}
-    for name, values in change.items():
-        if values is None:
-            del columns[side][name]
-        else:
-            columns[side][name] = values
-    paths = {name: write(tmp_path / name / "part-0.parquet", cols) for name, cols in columns.items()}
-    err = _rejected(paths["judgments"], paths["results"], tmp_path, capsys)
-    assert expected in err
-    assert f"{side} {paths[side].rsplit('/', 1)[0]}" in err  # names the input
-    if "rows" in expected:
-        assert "part-0.parquet" in err  # and the file holding the rows
-
-
-def test_exponential_gain_rejects_grades_that_overflow(tmp_path: Path, capsys, inputs) -> None:
-    judgments = write(tmp_path / "big" / "part-0.parquet", {**JUDGMENTS, "relevance": [2, 1, 0, 1, 3, 5000]})
-    err = _rejected(judgments, inputs[1], tmp_path, capsys, "--gain", "exponential")
-    assert "column 'relevance': 1 of 6 rows exceed 1000" in err
 
 
 def test_other_failures_exit_1_with_one_line(tmp_path: Path, capsys, inputs) -> None:
@@ -188,19 +111,6 @@ def test_empty_input_is_rejected(tmp_path: Path, capsys, inputs) -> None:
     schema = pa.schema([("query_id", pa.string()), ("doc_id", pa.string()), ("score", pa.float64())])
     empty = write(tmp_path / "empty" / "part-0.parquet", {"query_id": [], "doc_id": [], "score": []}, schema)
     assert "no rows" in _rejected(inputs[0], empty, tmp_path, capsys)
-
-
-@pytest.mark.parametrize("which", [0, 1])
-def test_missing_path_is_rejected(tmp_path: Path, capsys, inputs, which: int) -> None:
-    paths = list(inputs)
-    paths[which] = str(tmp_path / "nowhere")
-    assert "cannot read Parquet" in _rejected(*paths, tmp_path, capsys)
-
-
-def test_folder_without_parquet_is_rejected(tmp_path: Path, capsys, inputs) -> None:
-    (tmp_path / "hollow").mkdir()
-    (tmp_path / "hollow" / "notes.txt").write_text("no parquet here")
-    assert "cannot read Parquet" in _rejected(inputs[0], str(tmp_path / "hollow"), tmp_path, capsys)
 
 
 def test_lenient_duplicates_are_opt_in_and_counted(spark: SparkSession, tmp_path: Path, capsys) -> None:
@@ -234,13 +144,13 @@ def test_report_without_plotly_is_refused_before_spark_reads(monkeypatch, inputs
     import sys
 
     monkeypatch.setitem(sys.modules, "plotly", None)  # as if not installed on the driver
-    import ndcg_spark
+    import ndcg_spark.report
 
     monkeypatch.delitem(sys.modules, "ndcg_spark.report.html", raising=False)
-    monkeypatch.delattr(ndcg_spark, "html_report", raising=False)  # set by an earlier import
+    monkeypatch.delattr(ndcg_spark.report, "html", raising=False)  # set by an earlier import
     output = tmp_path / "out"
-    assert run_job(*inputs, str(output)) == EXIT_USAGE
+    assert run_job(*inputs, str(output), html=True) == EXIT_USAGE
     (line,) = error_lines(capsys.readouterr().err)
     assert "needs plotly on the driver" in line and "--no-html-report" in line
     assert not output.exists()
-    assert run_job(*inputs, str(output), "--no-html-report") == EXIT_OK
+    assert run_job(*inputs, str(output)) == EXIT_OK

@@ -8,11 +8,11 @@ import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import SparkSession
 
-from ndcg_spark.job.cli import main
 from ndcg_spark import columns as c
 from ndcg_spark.errors import EXIT_INPUT_REJECTED, EXIT_OK, EXIT_USAGE
+from ndcg_spark.job.cli import main
 from ndcg_spark.scoring.slices import SLICE, SLICE_VALUE
-from tests.test_job import JUDGMENTS, RESULTS, write
+from tests.conftest import JUDGMENTS, RESULTS, write
 
 LOCALE_OF = {"q1": "en", "q2": "de", "q9": "en"}
 

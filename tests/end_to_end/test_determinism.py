@@ -12,14 +12,14 @@ import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import SparkSession
 
-from ndcg_spark.job.cli import main
 from ndcg_spark.errors import EXIT_OK
+from ndcg_spark.job.cli import main
 
 _SETTINGS = ("spark.sql.shuffle.partitions", "spark.sql.adaptive.enabled")
 
 
 def _make_sample():
-    path = Path(__file__).resolve().parents[1] / "scripts" / "make_sample.py"
+    path = Path(__file__).resolve().parents[2] / "scripts" / "make_sample.py"
     spec = importlib.util.spec_from_file_location("make_sample", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -61,7 +61,8 @@ def _report(spark: SparkSession, paths: tuple[str, str], out: Path, partitions: 
         f'[spark]\n"spark.sql.shuffle.partitions" = "{partitions}"\n'
         f'"spark.sql.adaptive.enabled" = "{str(aqe).lower()}"\n'
     )
-    code = main(["--judgments", paths[0], "--results", paths[1], "--output", str(out), "--config", str(config)])
+    code = main(["--judgments", paths[0], "--results", paths[1], "--output", str(out), "--config", str(config),
+                 "--no-html-report"])
     assert code == EXIT_OK
     return tuple(
         sorted(

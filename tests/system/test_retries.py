@@ -13,17 +13,16 @@ import pyarrow.parquet as pq
 import pytest
 
 from ndcg_spark.errors import EXIT_FAILURE, EXIT_OK
-from tests.test_job import JUDGMENTS, RESULTS, write
-from tests.test_publish import _snapshot
+from tests.conftest import JUDGMENTS, RESULTS, snapshot, write
 
-HARNESS = Path(__file__).resolve().parent / "fault_injection.py"
+HARNESS = Path(__file__).resolve().parents[1] / "fault_injection.py"
 
 
 def _job(mode: str, judgments: str, results: str, output: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
     return subprocess.run(
         [sys.executable, str(HARNESS), mode, "--judgments", judgments, "--results", results,
-         "--output", str(output), "--eval-date", "2026-12-01", "--k", "1,2"],
+         "--output", str(output), "--eval-date", "2026-12-01", "--k", "1,2", "--no-html-report"],
         env=env, capture_output=True, text=True, timeout=600,
     )
 
@@ -46,9 +45,9 @@ def test_retried_task_gives_the_clean_report_and_a_failing_one_publishes_nothing
         assert ("injected task failure" in done.stderr) == (mode == "once")  # it did fail, once
     assert reports["once"] == reports["none"]  # exactly, counts from the observations included
 
-    before = _snapshot(tmp_path / "none")
+    before = snapshot(tmp_path / "none")
     done = _job("always", judgments, results, tmp_path / "none")
     assert done.returncode == EXIT_FAILURE
     lines = [line for line in (done.stdout + done.stderr).splitlines() if line.startswith("ndcg-spark:")]
     assert len(lines) == 1 and lines[0].startswith("ndcg-spark: failed: ") and "injected task failure" in lines[0], lines
-    assert _snapshot(tmp_path / "none") == before
+    assert snapshot(tmp_path / "none") == before

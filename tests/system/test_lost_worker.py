@@ -22,11 +22,11 @@ import pyarrow.parquet as pq
 import pyspark
 import pytest
 
-from ndcg_spark.job.cli import main
 from ndcg_spark.errors import EXIT_OK
 from ndcg_spark.io.storage import STAGING_DIR
+from ndcg_spark.job.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SPARK_CLASS = Path(pyspark.__file__).parent / "bin" / "spark-class"
 DATE = "2026-12-01"
 WAIT_SECONDS = 120
@@ -114,7 +114,7 @@ def _rows(folder: Path) -> list[tuple]:
 def test_killing_a_worker_changes_no_number(tmp_path: Path, cluster) -> None:
     master, processes = cluster
     judgments, results = _inputs(tmp_path / "data")
-    flags = ["--judgments", judgments, "--results", results, "--eval-date", DATE, "--k", "5,10"]
+    flags = ["--judgments", judgments, "--results", results, "--eval-date", DATE, "--k", "5,10", "--no-html-report"]
     assert main([*flags, "--output", str(tmp_path / "local")]) == EXIT_OK
 
     output = tmp_path / "cluster"

@@ -6,9 +6,9 @@ import io
 import json
 
 from ndcg_spark import progress
-from ndcg_spark.progress import LOG_AUTO, LOG_JSON, LOG_TEXT
-from ndcg_spark.job.session import session_conf
 from ndcg_spark.job.config import JobConfig
+from ndcg_spark.job.session import session_conf
+from ndcg_spark.progress import LOG_AUTO, LOG_JSON, LOG_TEXT
 
 
 class Terminal(io.StringIO):

@@ -12,10 +12,10 @@ import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import SparkSession
 
+from ndcg_spark.evaluation import main_pass
 from ndcg_spark.job.config import build_config
 from ndcg_spark.job.inputs import read_inputs
 from ndcg_spark.scoring.metrics import ndcg_per_query
-from ndcg_spark.scoring.evaluation import main_pass
 from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
 
 _EXCHANGE = re.compile(r"^[\s:|+-]*(\*\(\d+\) )?Exchange hashpartitioning", re.MULTILINE)

@@ -10,8 +10,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from ndcg_spark.job.cli import main
 from ndcg_spark.errors import EXIT_OK
+from ndcg_spark.job.cli import main
 from scripts.make_sample import generate, query_metadata
 
 CHARTS = ("ndcg-by-k", "distribution", "differences", "trend")

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from ndcg_spark.errors import ConfigError
 from ndcg_spark.job.config import parse_args
 from ndcg_spark.options import ColumnNames, parse_ks
-from ndcg_spark.errors import ConfigError
 
 REQUIRED = ["--judgments", "j", "--results", "r", "--output", "o"]
 

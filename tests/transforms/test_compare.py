@@ -11,8 +11,8 @@ from scipy import stats
 
 from ndcg_spark import columns as c
 from ndcg_spark.comparison import resampling as cmp
-from ndcg_spark.errors import ConfigError
 from ndcg_spark.comparison.stats import holm, paired_t, t_two_sided_p
+from ndcg_spark.errors import ConfigError
 
 PER_QUERY_DDL = "run_id string, query_id string, measure string, k int, ndcg double"
 CUTOFFS = [cmp.Cutoff(c.MEASURE_CUT, 10), cmp.Cutoff(c.MEASURE_UNCUT, None)]

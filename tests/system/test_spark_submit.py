@@ -11,9 +11,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from tests.test_job import JUDGMENTS, RESULTS, write
+from tests.conftest import JUDGMENTS, RESULTS, write
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.slow
@@ -74,3 +74,24 @@ def test_on_a_terminal_progress_bar_and_readable_steps(tmp_path: Path) -> None:
     seen = log.read_text(errors="replace")
     assert "[Stage" in seen  # Spark's console progress bar
     assert "ndcg-spark: summary done in" in seen and '"step"' not in seen
+
+
+@pytest.mark.slow
+def test_installed_command_runs_in_local_mode(tmp_path: Path) -> None:
+    """`pip install .` puts `ndcg-spark` on the PATH: the job with no spark-submit, local mode."""
+    command = Path(sys.executable).parent / "ndcg-spark"
+    assert command.exists(), "the ndcg-spark console script is not installed"
+    judgments = write(tmp_path / "j.parquet", JUDGMENTS)
+    results = write(tmp_path / "r.parquet", RESULTS)
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
+    done = subprocess.run(
+        [str(command), "--judgments", judgments, "--results", results, "--output", str(tmp_path / "out"),
+         "--k", "1,2", "--no-html-report"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "ndcg@1" in done.stdout
+    assert pq.read_table(tmp_path / "out" / "summary").num_rows == 2 * 3
+    usage = subprocess.run([str(command), "--judgments", judgments, "--results", results, "--output", "o", "--k", "0"],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert usage.returncode == 2 and "k must be positive integers" in usage.stderr

@@ -10,11 +10,11 @@ import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import SparkSession
 
+from ndcg_spark.errors import EXIT_INPUT_REJECTED, EXIT_OK
+from ndcg_spark.job.cli import main
 from ndcg_spark.job.convert_trec import FROM_PARQUET, TO_PARQUET
 from ndcg_spark.job.convert_trec import main as convert
-from ndcg_spark.job.cli import main
-from ndcg_spark.errors import EXIT_INPUT_REJECTED, EXIT_OK
-from tests.test_job import error_lines
+from tests.conftest import error_lines
 
 TREC_CUTOFFS = "5,10,15,20,30,100,200,500,1000"
 
@@ -70,7 +70,7 @@ def test_malformed_run_line_is_named(tmp_path: Path, capsys, bad_line: str, posi
     bad_file = write_lines(run_dir / "b.txt", lines)
     output = tmp_path / "out"
     code = main(["--judgments", qrels, "--judgments-format", "trec", "--results", str(run_dir),
-                 "--results-format", "trec", "--output", str(output)])
+                 "--results-format", "trec", "--output", str(output), "--no-html-report"])
     assert code == EXIT_INPUT_REJECTED
     (message,) = error_lines(capsys.readouterr().err)
     assert f"first at line {position} of file:{bad_file}" in message
@@ -82,7 +82,7 @@ def test_malformed_qrels_line_is_named(tmp_path: Path, capsys) -> None:
     qrels = write_lines(tmp_path / "qrels.txt", ["q1 0 d1 1", "q1 0 d2 high", "q1 0 d3", "q1 0 d4 2"])
     run = write_lines(tmp_path / "run.txt", ["q1 Q0 d1 1 2.5 r1"])
     code = main(["--judgments", qrels, "--judgments-format", "trec", "--results", run,
-                 "--results-format", "trec", "--output", str(tmp_path / "out")])
+                 "--results-format", "trec", "--output", str(tmp_path / "out"), "--no-html-report"])
     assert code == EXIT_INPUT_REJECTED
     message = capsys.readouterr().err
     assert "judgments" in message and "2 malformed lines, first at line 2" in message
@@ -103,8 +103,9 @@ def test_trec_and_parquet_inputs_give_the_same_report(spark: SparkSession, confo
     assert main(["--judgments", str(qrels), "--results", str(run), "--output", str(from_parquet),
                  "--no-html-report"]) == EXIT_OK
     for dataset in ("per_query", "summary"):
-        left = pq.read_table(from_text / dataset).sort_by([("query_id" if dataset == "per_query" else "run_id", "ascending"), ("k", "ascending")])
-        right = pq.read_table(from_parquet / dataset).sort_by([("query_id" if dataset == "per_query" else "run_id", "ascending"), ("k", "ascending")])
+        order = [("query_id" if dataset == "per_query" else "run_id", "ascending"), ("k", "ascending")]
+        left = pq.read_table(from_text / dataset).sort_by(order)
+        right = pq.read_table(from_parquet / dataset).sort_by(order)
         assert left.to_pylist() == right.to_pylist()
 
 
@@ -131,7 +132,7 @@ def test_line_number_counts_across_blocks_of_a_file(spark: SparkSession, tmp_pat
     spark.conf.set("spark.sql.files.maxPartitionBytes", "100")
     try:
         code = main(["--judgments", qrels, "--judgments-format", "trec", "--results", run,
-                     "--results-format", "trec", "--output", str(tmp_path / "out")])
+                     "--results-format", "trec", "--output", str(tmp_path / "out"), "--no-html-report"])
     finally:
         spark.conf.set("spark.sql.files.maxPartitionBytes", previous)
     assert code == EXIT_INPUT_REJECTED

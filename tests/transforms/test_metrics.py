@@ -22,7 +22,7 @@ def _ranked_list(spark: SparkSession, labels: list[int]) -> tuple[DataFrame, Dat
         [("run", "q", doc, float(len(labels) - i), None) for i, doc in enumerate(docs)], RESULTS_DDL
     )
     judgments = spark.createDataFrame(
-        [("q", doc, label) for doc, label in zip(docs, labels)], JUDGMENTS_DDL
+        [("q", doc, label) for doc, label in zip(docs, labels, strict=True)], JUDGMENTS_DDL
     )
     return results, judgments
 

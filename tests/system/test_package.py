@@ -12,9 +12,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from tests.test_job import JUDGMENTS, RESULTS, write
+from tests.conftest import JUDGMENTS, RESULTS, write
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 PROBE = """
 import sys

@@ -1,0 +1,71 @@
+"""Publication: one file per dataset and date swapped in one step, a manifest written last, reruns
+that replace exactly their date, failures and kills that leave the previous report untouched."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+
+from ndcg_spark import columns as c
+from ndcg_spark.errors import EXIT_INPUT_REJECTED, EXIT_OK
+from ndcg_spark.io.storage import STAGING_DIR
+from ndcg_spark.publish.atomic import PART_FILE
+from tests.conftest import RESULTS, run_job, snapshot, write
+
+
+def test_layout_is_one_file_per_dataset_and_date_and_a_manifest(inputs, tmp_path: Path) -> None:
+    output = tmp_path / "out"
+    assert run_job(*inputs, output, "--eval-date", "2026-12-01", html=True) == EXIT_OK
+    for name in ("per_query", "summary"):
+        assert sorted(os.listdir(output / name / "eval_date=2026-12-01")) == [PART_FILE]
+    assert os.listdir(output / "report") == ["2026-12-01.html"]
+    assert not (output / STAGING_DIR).exists()
+    record = json.loads((output / "_manifests" / "2026-12-01.json").read_text())
+    assert record["eval_date"] == "2026-12-01" and record["outputs"]["report"]["path"].endswith("2026-12-01.html")
+    assert record["inputs"]["results"]["rows"] == 9 and record["inputs"]["judgments"]["files"] == 1
+    assert record["outputs"]["per_query"]["rows"] == 2 * 2 * 4  # runs x queries x (5, 10, 20, uncut)
+    assert record["config"]["ks"] == [5, 10, 20] and record["versions"]["spark"]
+    assert [run["run_id"] for run in record["counts"]["runs"]] == ["r1", "r2"]
+
+
+def test_rerun_with_empty_result_replaces_exactly_that_date(
+    spark: SparkSession, inputs, tmp_path: Path
+) -> None:
+    output = tmp_path / "out"
+    assert run_job(*inputs, output, "--eval-date", "2026-12-01") == EXIT_OK
+    assert run_job(*inputs, output, "--eval-date", "2026-12-02") == EXIT_OK
+    kept = snapshot(output / "per_query" / "eval_date=2026-12-01")
+    # Only unjudged queries retrieved: nothing to score for this date any more.
+    unjudged = write(tmp_path / "unjudged" / "part-0.parquet",
+                     {"query_id": ["q8", "q9"], "doc_id": ["a", "b"], "score": [1.0, 2.0]})
+    assert run_job(inputs[0], unjudged, output, "--eval-date", "2026-12-02") == EXIT_OK
+    per_query = spark.read.parquet(str(output / "per_query"))
+    counts = {str(row[0]): row[1] for row in per_query.groupBy(c.EVAL_DATE).count().collect()}
+    assert counts == {"2026-12-01": 16}
+    assert spark.read.parquet(str(output / "summary")).filter(F.col(c.EVAL_DATE) == "2026-12-02").count() == 0
+    assert snapshot(output / "per_query" / "eval_date=2026-12-01") == kept
+
+
+def test_rejected_rerun_leaves_the_previous_report_byte_identical(inputs, tmp_path: Path) -> None:
+    output = tmp_path / "out"
+    assert run_job(*inputs, output, "--eval-date", "2026-12-01") == EXIT_OK
+    before = snapshot(output)
+    broken = write(tmp_path / "broken" / "part-0.parquet", {**RESULTS, "score": [float("nan")] * 9})
+    assert run_job(inputs[0], broken, output, "--eval-date", "2026-12-01") == EXIT_INPUT_REJECTED
+    assert snapshot(output) == before
+
+
+def test_stale_staging_is_removed_by_the_next_run(inputs, tmp_path: Path) -> None:
+    output = tmp_path / "out"
+    stale = output / STAGING_DIR / "left-by-a-killed-run"
+    stale.mkdir(parents=True)
+    (stale / "part-0.parquet").write_text("half written")
+    day_ago = time.time() - 24 * 3600
+    os.utime(stale, (day_ago, day_ago))
+    assert run_job(*inputs, output) == EXIT_OK
+    assert not (output / STAGING_DIR).exists()

@@ -1,0 +1,118 @@
+"""The Python API on DataFrames: the job's numbers, checks and schemas, nothing written, the
+caller's session left as it was."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+
+import ndcg_spark
+from ndcg_spark import ConfigError, InputError, compare, evaluate
+from ndcg_spark import columns as c
+from ndcg_spark.spark_conf import PLAN_CONF
+from tests.conftest import JUDGMENTS, RESULTS, run_job, write
+from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
+
+
+def _frames(spark: SparkSession):
+    judgments = spark.createDataFrame(
+        list(zip(*JUDGMENTS.values(), strict=True)), "query_id string, doc_id string, relevance long"
+    )
+    results = spark.createDataFrame(
+        list(zip(*RESULTS.values(), strict=True)), "run_id string, query_id string, doc_id string, score double"
+    )
+    return judgments, results
+
+
+def _types(frame) -> list[tuple[str, str]]:
+    return [(field.name, field.dataType.simpleString()) for field in frame.schema.fields]
+
+
+def test_public_names() -> None:
+    assert {"evaluate", "compare", "NdcgEvaluator", "Report", "InputError", "ConfigError"} <= set(ndcg_spark.__all__)
+    assert ndcg_spark.NdcgEvaluator().isLargerBetter()
+
+
+def test_same_numbers_and_schemas_as_the_job(spark: SparkSession, tmp_path: Path) -> None:
+    judgments, results = _frames(spark)
+    report = evaluate(judgments, results, ks=(1, 2), baseline="r1", permutations=50, bootstrap=50)
+    paths = (write(tmp_path / "j" / "part-0.parquet", JUDGMENTS), write(tmp_path / "r" / "part-0.parquet", RESULTS))
+    output = tmp_path / "out"
+    assert run_job(*paths, output, "--k", "1,2", "--baseline", "r1", "--permutations", "50", "--bootstrap", "50") == 0
+    for name, frame in (("per_query", report.per_query), ("summary", report.summary), ("comparison", report.comparison)):
+        published = spark.read.parquet(str(output / name))
+        assert _types(frame) == _types(published), name
+        assert sorted(map(tuple, frame.collect()), key=repr) == sorted(map(tuple, published.collect()), key=repr), name
+    assert report.evaluation.judged_queries == 3 and report.evaluation.result_rows == 9
+    assert "ndcg@1" in str(report) and "against baseline r1" in str(report)
+
+
+def test_writes_nothing_and_leaves_the_session_as_it_was(spark: SparkSession, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    key = next(iter(PLAN_CONF))
+    spark.conf.set(key, "true")
+    try:
+        evaluate(*_frames(spark), ks=(3,)).summary.collect()
+        assert spark.conf.get(key) == "true"
+    finally:
+        spark.conf.set(key, PLAN_CONF[key])
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_column_mapping_and_rank_order(spark: SparkSession) -> None:
+    judgments = spark.createDataFrame([("q", "a", 1), ("q", "b", 2)], "qid string, item string, label int")
+    results = spark.createDataFrame([("q", "a", 9.0, 2), ("q", "b", 1.0, 1)], "qid string, item string, sim double, pos int")
+    report = evaluate(
+        judgments, results, ks=(2,), order_by="rank", run_id="mine",
+        columns={"query_id": "qid", "doc_id": "item", "relevance": "label", "score": "sim", "rank": "pos"},
+    )
+    (row,) = report.summary.filter(F.col(c.K) == 2).collect()
+    assert row[c.RUN_ID] == "mine" and row[c.NDCG] == pytest.approx(1.0)  # b (2) ranked first by rank
+
+
+def test_bad_rows_and_options_raise_the_jobs_messages(spark: SparkSession) -> None:
+    judgments, results = _frames(spark)
+    nulls = results.withColumn(c.SCORE, F.when(F.col(c.DOC_ID) == "a", None).otherwise(F.col(c.SCORE)))
+    with pytest.raises(InputError, match=r"^results DataFrame: column 'score': 4 of 9 rows are null$"):
+        evaluate(judgments, nulls)
+    with pytest.raises(InputError, match="missing column\\(s\\) 'relevance'"):
+        evaluate(judgments.drop(c.RELEVANCE), results)
+    with pytest.raises(ConfigError, match="k must be positive integers"):
+        evaluate(judgments, results, ks=(0,))
+    with pytest.raises(ConfigError, match="gain must be one of linear, exponential"):
+        evaluate(judgments, results, gain="cubic")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="unknown column key"):
+        evaluate(judgments, results, columns={"query": "q"})
+    with pytest.raises(ConfigError, match="baseline run 'nope' is not in the results"):
+        evaluate(judgments, results, baseline="nope")
+
+
+def test_compare_on_per_query_results(spark: SparkSession) -> None:
+    report = evaluate(*_frames(spark), ks=(1, 2), baseline="r1", permutations=40, bootstrap=40, seed=5)
+    again = compare(report.per_query, "r1", permutations=40, bootstrap=40, seed=5)
+    assert again.collect() == report.comparison.collect()
+    assert again.count() == 3  # r2 at k=1, 2 and uncut
+
+
+def test_slices_from_a_metadata_frame(spark: SparkSession) -> None:
+    metadata = spark.createDataFrame([("q1", "de"), ("q2", "fr")], "query_id string, locale string")
+    report = evaluate(*_frames(spark), ks=(2,), slices=["locale"], query_metadata=metadata)
+    values = {row["slice_value"] for row in report.slices.collect()}
+    assert values == {"de", "fr"}
+
+
+def test_trec_text_helpers(spark: SparkSession, conformance_dir: str) -> None:
+    qrels = ndcg_spark.read_qrels(spark, f"{conformance_dir}/qrels.test")
+    run = ndcg_spark.read_run(spark, f"{conformance_dir}/results.test")
+    assert qrels.columns == [c.QUERY_ID, c.DOC_ID, c.RELEVANCE] and run.count() > 0
+    assert evaluate(qrels, run, ks=(10,)).evaluation.judged_queries > 0
+
+
+def test_ddl_frames_of_the_suite_are_accepted(spark: SparkSession) -> None:
+    judgments = spark.createDataFrame([("q", "a", 1)], JUDGMENTS_DDL)
+    results = spark.createDataFrame([("r", "q", "a", 1.0, None)], RESULTS_DDL)
+    (row,) = evaluate(judgments, results, ks=(1,), uncut=False).summary.collect()
+    assert row[c.NDCG] == 1.0
