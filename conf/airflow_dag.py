@@ -4,7 +4,7 @@ Copy into the DAGs folder; needs apache-airflow-providers-apache-spark and a Spa
 (`spark_default`) pointing at the cluster. `{{ ds }}` is the run's logical date: a backfill or a
 retry rewrites exactly its own eval date (the job publishes each date atomically). The job's exit
 code drives the retries: 1 is transient (Airflow retries it), 2 and 3 are a bad config or a
-rejected input, which a retry cannot fix (see the README's exit codes).
+rejected input, which a retry cannot fix (see docs/operations.md, exit codes).
 """
 
 from __future__ import annotations

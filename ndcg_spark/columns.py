@@ -36,3 +36,8 @@ NUM_QUERIES = "num_queries"
 # Values of the measure column: a cutoff row has k set, the uncut row has k NULL.
 MEASURE_CUT = "ndcg_cut"
 MEASURE_UNCUT = "ndcg"
+
+
+def at_cutoff(name: str, k: int | None) -> str:
+    """The column of a value at cutoff k in a wide row (`dcg_10`), or uncut (`dcg_all`)."""
+    return f"{name}_all" if k is None else f"{name}_{k}"

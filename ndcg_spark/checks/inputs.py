@@ -16,7 +16,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
-from ndcg_spark.errors import InputError
+from ndcg_spark.errors import ConfigError, InputError
 from ndcg_spark.options import (
     GAIN_EXPONENTIAL,
     ON_DUPLICATE_JUDGMENT_KEEP_MAX,
@@ -236,6 +236,9 @@ def _results(raw: DataFrame, path: str, options: Options, id_types: IdTypes, loc
         checks += _null_checks([(names.run_id, c.RUN_ID)])
     else:
         run_id = F.lit(options.run_id).alias(c.RUN_ID)
+        # One run, known before any row is read: a baseline that names another is refused now.
+        if options.baseline is not None and options.baseline != options.run_id:
+            raise ConfigError(f"baseline run {options.baseline!r} is not in the results (runs: {options.run_id})")
     rank = F.lit(None).cast(T.LongType()).alias(c.RANK)
     if options.order_by == ORDER_BY_RANK:
         rank_type = _column_type(raw, names.rank)

@@ -34,7 +34,7 @@ from ndcg_spark import columns as c
 from ndcg_spark.comparison.stats import holm, paired_t
 from ndcg_spark.errors import ConfigError
 from ndcg_spark.frames import indicator
-from ndcg_spark.scoring.metrics import exact_sum
+from ndcg_spark.scoring.metrics import cutoff_ks, exact_sum
 
 CONFIDENCE = 0.95
 MAX_EXACT_QUERIES = 20  # 2^20 sign patterns: beyond that, exact enumeration is never asked for
@@ -105,10 +105,6 @@ class Cutoff:
     measure: str
     k: int | None
 
-    @property
-    def suffix(self) -> str:
-        return "all" if self.k is None else str(self.k)
-
 
 @dataclass
 class ComparisonRow:
@@ -151,11 +147,11 @@ class Resampling:
 
 
 def _col(prefix: str, cutoff: Cutoff) -> str:
-    return f"{prefix}_{cutoff.suffix}"
+    return c.at_cutoff(prefix, cutoff.k)
 
 
 def cutoffs_of(ks: tuple[int, ...], uncut: bool) -> list[Cutoff]:
-    return [*(Cutoff(c.MEASURE_CUT, k) for k in ks), *([Cutoff(c.MEASURE_UNCUT, None)] if uncut else [])]
+    return [Cutoff(c.MEASURE_UNCUT if k is None else c.MEASURE_CUT, k) for k in cutoff_ks(ks, uncut)]
 
 
 def _is(cutoff: Cutoff) -> Column:

@@ -197,7 +197,7 @@ def build_config(settings: Mapping[str, Any]) -> JobConfig:
 
 def argument_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="evaluate_ndcg",
+        prog="ndcg-spark",
         description="Compute NDCG@k per query and per run from Parquet judgments and results.",
     )
     parser.add_argument("--judgments", help="Parquet judgments: query_id, doc_id, relevance")
@@ -226,7 +226,7 @@ def argument_parser() -> argparse.ArgumentParser:
         "--trec-eval-report",
         action="store_const",
         const=True,
-        help="also write trec_eval -q style text per run (DIR/trec_eval/RUN/)",
+        help="also write trec_eval -q style text per run (DIR/trec_eval/run_id=RUN/part-00000.txt)",
     )
     parser.add_argument(
         "--no-html-report", dest="html_report", action="store_const", const=False, help="skip DIR/report/*.html"

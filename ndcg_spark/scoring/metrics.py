@@ -20,7 +20,7 @@ from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
 from ndcg_spark.frames import copartition, indicator
-from ndcg_spark.options import GAIN_EXPONENTIAL, GAIN_LINEAR, ORDER_BY_RANK, ORDER_BY_SCORE
+from ndcg_spark.options import GAIN_EXPONENTIAL, GAIN_LINEAR, ORDER_BY_RANK, ORDER_BY_SCORE, Gain, OrderBy
 
 # Running sums of the ranked list and of the ideal list.
 CUM_JUDGED = "cum_judged"
@@ -28,7 +28,7 @@ CUM_RELEVANT = "cum_relevant"
 LIST_LENGTH = "list_length"
 
 
-def gain(relevance: Column, kind: str) -> Column:
+def gain(relevance: Column, kind: Gain) -> Column:
     """Relevance <= 0 (non-relevant, or trec_eval's judged-but-unusable negatives) gains 0."""
     if kind == GAIN_LINEAR:
         value = relevance.cast(T.DoubleType())
@@ -58,7 +58,7 @@ def with_tie_break(frame: DataFrame) -> DataFrame:
     return frame.withColumn(TIE_BREAK, tie_break())
 
 
-def ranking_order(order_by: str) -> list[Column]:
+def ranking_order(order_by: OrderBy) -> list[Column]:
     """trec_eval's order: score descending, ties by doc_id descending in byte order (on a frame
     from with_tie_break)."""
     by_score = [F.col(c.SCORE).desc(), F.col(TIE_BREAK).desc()]
@@ -120,15 +120,11 @@ def _at_cutoff(value: str, position: str, k: int | None) -> Column:
     return F.max(F.col(value) if k is None else F.when(F.col(position) <= k, F.col(value)))
 
 
-def _cutoff_name(name: str, k: int | None) -> str:
-    return f"{name}_all" if k is None else f"{name}_{k}"
-
-
-def _cutoffs(ks: Sequence[int], uncut: bool) -> list[int | None]:
+def cutoff_ks(ks: Sequence[int], uncut: bool) -> list[int | None]:
     return [*ks, *([None] if uncut else [])]
 
 
-def judged_gains(judgments: DataFrame, gain_kind: str) -> DataFrame:
+def judged_gains(judgments: DataFrame, gain_kind: Gain) -> DataFrame:
     """Both uses of the judgments (the join, the ideal DCG) must see the same plan, so that
     Spark reads and shuffles them once; the explicit non-null filter (ids are validated
     non-null) equals the one Spark would infer for the join only."""
@@ -137,7 +133,7 @@ def judged_gains(judgments: DataFrame, gain_kind: str) -> DataFrame:
     )
 
 
-def ranked_dcg(results: DataFrame, gains: DataFrame, order_by: str, ks: Sequence[int]) -> DataFrame:
+def ranked_dcg(results: DataFrame, gains: DataFrame, order_by: OrderBy, ks: Sequence[int]) -> DataFrame:
     """The rows of each ranked list at the cutoff positions, with the running DCG and counts."""
     # A merge join: both sides arrive sorted by (query_id, doc_id, ...) from their copies'
     # windows. Measured warm at 10M rows, a shuffled hash join cost as much as this join with
@@ -174,14 +170,14 @@ def ranked_dcg(results: DataFrame, gains: DataFrame, order_by: str, ks: Sequence
 def dcg_per_query(ranked: DataFrame, ks: Sequence[int], uncut: bool) -> DataFrame:
     """One row per (run, query): DCG and counts at every cutoff, all k in one aggregation."""
     aggregates = [F.max(c.POSITION).cast(T.LongType()).alias(c.NUM_RETRIEVED)]
-    for k in _cutoffs(ks, uncut):
+    for k in cutoff_ks(ks, uncut):
         aggregates += [
-            _at_cutoff(c.CUM_DCG, c.POSITION, k).alias(_cutoff_name(c.DCG, k)),
+            _at_cutoff(c.CUM_DCG, c.POSITION, k).alias(c.at_cutoff(c.DCG, k)),
             _at_cutoff(CUM_JUDGED, c.POSITION, k).cast(T.LongType()).alias(
-                _cutoff_name(c.NUM_JUDGED_RETRIEVED, k)
+                c.at_cutoff(c.NUM_JUDGED_RETRIEVED, k)
             ),
             _at_cutoff(CUM_RELEVANT, c.POSITION, k).cast(T.LongType()).alias(
-                _cutoff_name(c.NUM_RELEVANT_RETRIEVED, k)
+                c.at_cutoff(c.NUM_RELEVANT_RETRIEVED, k)
             ),
         ]
     return ranked.groupBy(c.QUERY_ID, c.RUN_ID).agg(*aggregates)
@@ -205,15 +201,15 @@ def ideal_dcg_per_query(gains: DataFrame, ks: Sequence[int], uncut: bool) -> Dat
             F.max(c.IDEAL_POSITION).cast(T.LongType()).alias(c.NUM_JUDGED),
             F.max(CUM_RELEVANT).cast(T.LongType()).alias(c.NUM_RELEVANT),
             *[
-                _at_cutoff(c.CUM_IDCG, c.IDEAL_POSITION, k).alias(_cutoff_name(c.IDCG, k))
-                for k in _cutoffs(ks, uncut)
+                _at_cutoff(c.CUM_IDCG, c.IDEAL_POSITION, k).alias(c.at_cutoff(c.IDCG, k))
+                for k in cutoff_ks(ks, uncut)
             ],
         )
     )
 
 
 def ideal_columns(ks: Sequence[int], uncut: bool) -> list[str]:
-    return [*IDEAL_COLUMNS, *[_cutoff_name(c.IDCG, k) for k in _cutoffs(ks, uncut)]]
+    return [*IDEAL_COLUMNS, *[c.at_cutoff(c.IDCG, k) for k in cutoff_ks(ks, uncut)]]
 
 
 def query_pairs(
@@ -221,8 +217,8 @@ def query_pairs(
     judgments: DataFrame,
     *,
     ks: Sequence[int],
-    gain_kind: str = GAIN_LINEAR,
-    order_by: str = ORDER_BY_SCORE,
+    gain_kind: Gain = GAIN_LINEAR,
+    order_by: OrderBy = ORDER_BY_SCORE,
     uncut: bool = True,
     judged_queries: Observation | None = None,
     ideal_judgments: DataFrame | None = None,
@@ -269,10 +265,10 @@ def evaluated_pairs(pairs: DataFrame, ks: Sequence[int], uncut: bool, complete: 
 
 def _cutoff_struct(k: int | None) -> Column:
     def cut(name: str) -> Column:
-        return F.coalesce(F.col(_cutoff_name(name, k)), F.lit(0).cast(_zero_type(name)))
+        return F.coalesce(F.col(c.at_cutoff(name, k)), F.lit(0).cast(_zero_type(name)))
 
     retrieved = F.col(c.NUM_RETRIEVED) if k is None else F.least(F.col(c.NUM_RETRIEVED), F.lit(k))
-    idcg = F.col(_cutoff_name(c.IDCG, k))
+    idcg = F.col(c.at_cutoff(c.IDCG, k))
     return F.struct(
         F.lit(c.MEASURE_UNCUT if k is None else c.MEASURE_CUT).alias(c.MEASURE),
         F.lit(k).cast(T.IntegerType()).alias(c.K),
@@ -305,7 +301,7 @@ PER_QUERY_COLUMNS = (
 
 def per_query_rows(pairs: DataFrame, ks: Sequence[int], uncut: bool) -> DataFrame:
     """Long format: one row per (run, query, cutoff); the uncut row has measure 'ndcg', k NULL."""
-    cutoffs = F.array(*[_cutoff_struct(k) for k in _cutoffs(ks, uncut)])
+    cutoffs = F.array(*[_cutoff_struct(k) for k in cutoff_ks(ks, uncut)])
     return (
         pairs.select(
             c.RUN_ID,
@@ -329,9 +325,9 @@ def ndcg_per_query(
     judgments: DataFrame,
     *,
     ks: Sequence[int],
-    gain_kind: str = GAIN_LINEAR,
+    gain_kind: Gain = GAIN_LINEAR,
     complete: bool = False,
-    order_by: str = ORDER_BY_SCORE,
+    order_by: OrderBy = ORDER_BY_SCORE,
     uncut: bool = True,
 ) -> DataFrame:
     """Canonical, duplicate-free results and judgments -> the per-query report, in one plan."""

@@ -154,3 +154,19 @@ def test_report_without_plotly_is_refused_before_spark_reads(monkeypatch, inputs
     assert "needs plotly on the driver" in line and "--no-html-report" in line
     assert not output.exists()
     assert run_job(*inputs, str(output)) == EXIT_OK
+
+
+def test_unknown_baseline_is_a_usage_error_and_publishes_nothing(tmp_path: Path, capsys, inputs) -> None:
+    # With a run_id column the runs are known once the results are read: exit 2, nothing published.
+    output = tmp_path / "out"
+    assert run_job(*inputs, str(output), "--baseline", "nope") == EXIT_USAGE
+    (line,) = error_lines(capsys.readouterr().err)
+    assert "baseline run 'nope' is not in the results (runs: r1, r2)" in line
+    assert not (output / "summary").exists() and not (output / "_manifests").exists()
+    # Without one the only run is --run-id: refused with the schemas, before the main pass.
+    one_run = write(tmp_path / "one" / "part-0.parquet", {k: v for k, v in RESULTS.items() if k != "run_id"} | {
+        "doc_id": ["a", "b", "z", "d", "a", "c", "x", "y", "w"]})
+    assert run_job(inputs[0], one_run, str(output), "--baseline", "nope", "--run-id", "mine") == EXIT_USAGE
+    (line,) = error_lines(capsys.readouterr().err)
+    assert line == "ndcg-spark: baseline run 'nope' is not in the results (runs: mine)"
+    assert not output.exists()
