@@ -15,6 +15,9 @@ TREC_EVAL_DIR = "trec_eval"
 REPORT_DIR = "report"
 MANIFEST_DIR = "_manifests"
 LATEST = "latest"  # the name of the undated report's page and manifest
+# At the output's top: who is publishing now, and what an unfinished publication was doing.
+LOCK_FILE = "_publishing.lock"
+COMMIT_FILE = "_publishing.json"
 
 
 @dataclass(frozen=True)
@@ -44,3 +47,11 @@ class OutputLayout:
     @property
     def manifest(self) -> str:
         return f"{self.base(MANIFEST_DIR)}/{self.label}.json"
+
+    @property
+    def lock(self) -> str:
+        return self.base(LOCK_FILE)
+
+    @property
+    def commit(self) -> str:
+        return self.base(COMMIT_FILE)

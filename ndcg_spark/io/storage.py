@@ -3,12 +3,17 @@ Hadoop's FileSystem API in the driver's JVM: only names and metadata, never data
 
 from __future__ import annotations
 
+import json
+import os
 import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlparse
 
 from pyspark.sql import SparkSession
+
+from ndcg_spark.io.layout import COMMIT_FILE
 
 STAGING_DIR = "_staging"  # a leading underscore: Spark, pyarrow and DuckDB readers skip it
 # A staging folder older than this was left by a run that died (a nightly run takes minutes);
@@ -61,6 +66,81 @@ class FileSystem:
             found.append(FileInfo(str(status.getPath().toString()), int(status.getModificationTime())))
         return found
 
+    def create_exclusive(self, path: str, text: str) -> bool:
+        """Create a small file only if none is there, in one step; False when one is. Atomic on
+        local disks (O_EXCL) and on HDFS (create without overwrite); object stores have no such
+        step, so there two runs could both believe they created it."""
+        if self._scheme in _LOCAL_SCHEMES:
+            local = self._local(path)
+            os.makedirs(os.path.dirname(local), exist_ok=True)
+            try:
+                handle = os.open(local, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                return False
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                stream.write(text)
+            return True
+        try:
+            stream = self._fs.create(self._path(path), False)
+        except Exception as error:  # noqa: BLE001 - py4j wraps FileAlreadyExistsException
+            if self.exists(path):
+                return False
+            raise OSError(f"cannot create {path}: {error}") from None
+        try:
+            stream.write(bytearray(text.encode("utf-8")))
+        finally:
+            stream.close()
+        return True
+
+    def read_text(self, path: str) -> str | None:
+        """A small file's text, or None when it is not there."""
+        if self._scheme in _LOCAL_SCHEMES:
+            try:
+                with open(self._local(path), encoding="utf-8") as stream:
+                    return stream.read()
+            except FileNotFoundError:
+                return None
+        if not self.exists(path):
+            return None
+        stream = self._fs.open(self._path(path))
+        try:
+            reader = self._jvm.java.io.BufferedReader(self._jvm.java.io.InputStreamReader(stream, "UTF-8"))
+            lines = []
+            line = reader.readLine()
+            while line is not None:
+                lines.append(str(line))
+                line = reader.readLine()
+            return "\n".join(lines)
+        finally:
+            stream.close()
+
+    def modified_ms(self, path: str) -> int | None:
+        if not self.exists(path):
+            return None
+        return int(self._fs.getFileStatus(self._path(path)).getModificationTime())
+
+    def read_json(self, path: str) -> dict[str, Any] | None:
+        text = self.read_text(path)
+        return None if text is None else json.loads(text)
+
+    def move_to_new(self, source: str, target: str) -> bool:
+        """Rename source to a name nobody else uses, in one step: False when source is gone
+        (another process moved it first)."""
+        if self._scheme in _LOCAL_SCHEMES:
+            try:
+                os.rename(self._local(source), self._local(target))
+            except FileNotFoundError:
+                return False
+            return True
+        return bool(self._fs.rename(self._path(source), self._path(target)))
+
+    @property
+    def _scheme(self) -> str:
+        return str(self._fs.getUri().getScheme() or "file")
+
+    def _local(self, path: str) -> str:
+        return urlparse(path).path if "://" in path or path.startswith("file:") else path
+
     def parquet_rows(self, path: str) -> int:
         """The row count in a Parquet file's footer: read by the driver, no Spark job."""
         parquet = self._jvm.org.apache.parquet.hadoop
@@ -90,8 +170,7 @@ class FileSystem:
         """Move a file onto target, replacing any file there in one step: readers see the old
         file or the new one, never neither (rename(2) locally; HDFS's rename with OVERWRITE).
         Object stores have no such step: there the replacement is a copy, not atomic."""
-        scheme = self._fs.getUri().getScheme() or "file"
-        if scheme in _LOCAL_SCHEMES:
+        if self._scheme in _LOCAL_SCHEMES:
             # The raw file system: the checksummed one moves .crc files beside the data in a
             # second step; a stale one would fail readers, so neither side keeps one.
             for stale in (_checksum(source), _checksum(target)):
@@ -138,13 +217,24 @@ class Staging:
     def path(self, name: str) -> str:
         return f"{self.root}/{name}"
 
+    def _recorded(self) -> str | None:
+        """The staging folder an unfinished publication still needs (see publish/commit.py)."""
+        record = self.fs.read_json(f"{self.output}/{COMMIT_FILE}")
+        return None if record is None else str(record["staging"]).rstrip("/")
+
     def _remove_stale(self) -> None:
         cutoff_ms = (time.time() - STALE_STAGING_SECONDS) * 1000
+        needed = self._recorded()
         stale = [info for info in self.fs.children(self.parent) if info.modified_ms < cutoff_ms]
         for info in stale:
-            self.fs.delete(info.path)
+            if needed is None or not info.path.rstrip("/").endswith(needed.rsplit("/", 1)[1]):
+                self.fs.delete(info.path)
 
     def discard(self) -> None:
+        """Remove this run's folder, unless a publication cut short by an error still needs it."""
+        needed = self._recorded()
+        if needed is not None and needed.endswith(self.token):
+            return
         self.fs.delete(self.root)
         if self.fs.is_empty_dir(self.parent):
             self.fs.delete(self.parent)

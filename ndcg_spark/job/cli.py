@@ -13,7 +13,7 @@ from types import ModuleType
 from ndcg_spark import progress
 from ndcg_spark.errors import EXIT_FAILURE, EXIT_OK, ConfigError, NdcgSparkError, first_line
 from ndcg_spark.job.config import parse_args
-from ndcg_spark.job.run import run
+from ndcg_spark.job.run import repair, run
 from ndcg_spark.progress import LOG_TEXT
 
 log = logging.getLogger("ndcg_spark")
@@ -41,7 +41,10 @@ def main(argv: Sequence[str]) -> int:
     try:
         config = parse_args(argv)
         interactive = progress.configure(config.log_format) == LOG_TEXT
-        run(config, interactive, html_report() if config.html_report else None)
+        if config.repair:
+            repair(config, interactive)
+        else:
+            run(config, interactive, html_report() if config.html_report else None)
     except SystemExit as usage:  # argparse has already printed its message
         return int(usage.code or 0)
     except NdcgSparkError as error:

@@ -28,9 +28,13 @@ from ndcg_spark.options import (
     Options,
     OrderBy,
     choice,
+    count,
     flag,
 )
 from ndcg_spark.progress import LOG_AUTO, LOG_FORMATS, LogFormat
+from ndcg_spark.publish.lock import DEFAULT_LOCK_STALE_SECONDS, DEFAULT_LOCK_TIMEOUT_SECONDS
+
+MAX_LOCK_SECONDS = 7 * 24 * 3600
 
 Format = Literal["parquet", "trec"]
 FORMAT_PARQUET: Format = "parquet"
@@ -65,6 +69,9 @@ class JobConfig:
     slices: tuple[str, ...] = ()
     query_metadata: str | None = None
     log_format: LogFormat = LOG_AUTO
+    repair: bool = False
+    lock_timeout: int = DEFAULT_LOCK_TIMEOUT_SECONDS
+    lock_stale_after: int = DEFAULT_LOCK_STALE_SECONDS
 
     def options(self) -> Options:
         """The evaluation's choices, as the library takes them."""
@@ -114,7 +121,7 @@ def settings_from_toml(doc: Mapping[str, Any]) -> dict[str, Any]:
     column_table, spark = _table(doc, "columns"), _table(doc, "spark")
     comparison, slices, logs = _table(doc, "comparison"), _table(doc, "slices"), _table(doc, "logging")
     _known(inputs, "input", ("judgments", "results", "judgments_format", "results_format", "query_metadata"))
-    _known(output, "output", ("path", "trec_eval", "html"))
+    _known(output, "output", ("path", "trec_eval", "html", "lock_timeout", "lock_stale_after"))
     _known(comparison, "comparison", ("baseline", "permutations", "bootstrap", "seed"))
     _known(slices, "slices", ("columns",))
     _known(logs, "logging", ("format",))
@@ -128,6 +135,7 @@ def settings_from_toml(doc: Mapping[str, Any]) -> dict[str, Any]:
         settings["trec_eval_report"] = output["trec_eval"]
     if "html" in output:
         settings["html_report"] = output["html"]
+    settings.update({key: output[key] for key in ("lock_timeout", "lock_stale_after") if key in output})
     settings.update(comparison)
     if "columns" in slices:
         settings["slices"] = slices["columns"]
@@ -155,7 +163,8 @@ def load_toml(path: str) -> dict[str, Any]:
 
 def build_config(settings: Mapping[str, Any]) -> JobConfig:
     """Validate merged settings into a JobConfig; every problem is a ConfigError."""
-    for required in ("judgments", "results", "output"):
+    repair = flag("repair", settings.get("repair", False))
+    for required in ("output",) if repair else ("judgments", "results", "output"):
         value = settings.get(required)
         if not isinstance(value, str) or not value:
             raise ConfigError(f"{required} path is required (flag --{required} or the config file)")
@@ -176,8 +185,8 @@ def build_config(settings: Mapping[str, Any]) -> JobConfig:
         slices=settings.get("slices", ()),
     ).validated()
     config = JobConfig(
-        judgments=settings["judgments"],
-        results=settings["results"],
+        judgments=settings.get("judgments") or "",
+        results=settings.get("results") or "",
         output=settings["output"],
         **{item.name: getattr(options, item.name) for item in fields(Options)},
         spark_conf=dict(settings.get("spark_conf", {})),
@@ -186,6 +195,11 @@ def build_config(settings: Mapping[str, Any]) -> JobConfig:
         trec_eval_report=flag("trec_eval", settings.get("trec_eval_report", False)),
         html_report=flag("html", settings.get("html_report", True)),
         query_metadata=settings.get("query_metadata") or None,
+        repair=repair,
+        lock_timeout=count("lock_timeout", settings.get("lock_timeout", DEFAULT_LOCK_TIMEOUT_SECONDS), 0, MAX_LOCK_SECONDS),
+        lock_stale_after=count(
+            "lock_stale_after", settings.get("lock_stale_after", DEFAULT_LOCK_STALE_SECONDS), 1, MAX_LOCK_SECONDS
+        ),
         log_format=choice("log-format", settings.get("log_format", LOG_AUTO), LOG_FORMATS),
     )
     if config.query_metadata is not None and not config.slices:
@@ -232,6 +246,19 @@ def argument_parser() -> argparse.ArgumentParser:
         "--no-html-report", dest="html_report", action="store_const", const=False, help="skip DIR/report/*.html"
     )
     parser.add_argument("--log-format", choices=LOG_FORMATS, help="auto: text on a terminal, else JSON lines")
+    parser.add_argument(
+        "--repair",
+        action="store_const",
+        const=True,
+        help="finish a publication a killed run left half done on --output, evaluate nothing",
+    )
+    parser.add_argument(
+        "--lock-timeout", help=f"seconds to wait for another run publishing the output (default {DEFAULT_LOCK_TIMEOUT_SECONDS})"
+    )
+    parser.add_argument(
+        "--lock-stale-after",
+        help=f"seconds after which a publication lock is taken over (default {DEFAULT_LOCK_STALE_SECONDS})",
+    )
     return parser
 
 
@@ -259,6 +286,9 @@ def parse_args(argv: Sequence[str]) -> JobConfig:
         "trec_eval_report": args.trec_eval_report,
         "html_report": args.html_report,
         "log_format": args.log_format,
+        "repair": args.repair,
+        "lock_timeout": args.lock_timeout,
+        "lock_stale_after": args.lock_stale_after,
     }
     settings.update({key: value for key, value in overrides.items() if value is not None})
     return build_config(settings)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import ModuleType
 
 from pyspark.sql import DataFrame, SparkSession
@@ -11,13 +13,15 @@ from pyspark.sql import DataFrame, SparkSession
 from ndcg_spark import progress
 from ndcg_spark.evaluation import Evaluation, evaluate
 from ndcg_spark.io.layout import OutputLayout
-from ndcg_spark.io.storage import Staging
+from ndcg_spark.io.storage import FileSystem, Staging
 from ndcg_spark.job.config import JobConfig
 from ndcg_spark.job.inputs import read_inputs, read_slices
 from ndcg_spark.job.session import session_conf
 from ndcg_spark.publish import manifest
-from ndcg_spark.publish.atomic import publish, publish_page
+from ndcg_spark.publish.atomic import stage_all, stage_page
+from ndcg_spark.publish.commit import Commit, commit, recover
 from ndcg_spark.publish.datasets import report_datasets
+from ndcg_spark.publish.lock import publication_lock
 from ndcg_spark.report.console import format_comparison, format_slices, format_table, judged_warnings
 from ndcg_spark.report.data import gather
 
@@ -45,13 +49,40 @@ def evaluate_paths(spark: SparkSession, config: JobConfig, staging: Staging) -> 
     return evaluate(spark, judgments, results, config.options(), stage, slice_input)
 
 
+@contextmanager
+def _publishing(staging: Staging, layout: OutputLayout, config: JobConfig) -> Iterator[None]:
+    """The output's lock, with any publication a dead run left half done finished first."""
+    date = None if config.eval_date is None else config.eval_date.isoformat()
+    with publication_lock(staging.fs, layout.lock, date, config.lock_timeout, config.lock_stale_after):
+        recover(staging.fs, layout)
+        yield
+
+
+def repair(config: JobConfig, interactive: bool) -> None:
+    """--repair: finish an interrupted publication on the output, evaluate nothing."""
+    spark = build_session(config, interactive)
+    layout = OutputLayout(config.output, config.eval_date)
+    fs = FileSystem(spark, config.output)
+    with publication_lock(fs, layout.lock, None, config.lock_timeout, config.lock_stale_after):
+        finished = recover(fs, layout)
+    if finished is None:
+        print(f"nothing to repair in {config.output}")
+    else:
+        print(f"repaired {config.output}: {len(finished.moves)} files moved into place; manifest {finished.manifest_path}")
+
+
 def run(config: JobConfig, interactive: bool, renderer: ModuleType | None) -> None:
-    """Evaluate, publish atomically, then write the manifest; staging goes whatever happens."""
+    """Evaluate, then publish: stage and check every file, then, under the output's lock, record
+    the publication, move the files into place and write the manifest. Staging goes whatever
+    happens, unless a publication cut short by an error still needs it."""
     started = dt.datetime.now(dt.timezone.utc)
     spark = build_session(config, interactive)
     layout = OutputLayout(config.output, config.eval_date)
     staging = Staging(spark, config.output)
     try:
+        if staging.fs.exists(layout.commit):  # a run died publishing here: finish that first
+            with _publishing(staging, layout, config):
+                pass
         per_query, evaluation = evaluate_paths(spark, config, staging)
         datasets = report_datasets(
             spark,
@@ -70,25 +101,27 @@ def run(config: JobConfig, interactive: bool, renderer: ModuleType | None) -> No
                 page = renderer.render(data)
                 counts.update(bytes=len(page))
         with progress.step("publish") as counts:
-            published = publish(spark, staging, layout, datasets)
+            moves = stage_all(spark, staging, layout, datasets)
             if page is not None:
-                published.append(publish_page(staging, layout, page))
+                moves.append(stage_page(staging, layout, page))
+            published = [move.published for move in moves]
+            record = manifest.build(
+                spark,
+                layout,
+                {"judgments": config.judgments, "results": config.results},
+                dataclasses.asdict(config),
+                evaluation,
+                published,
+                started,
+                dt.datetime.now(dt.timezone.utc),
+            )
+            with _publishing(staging, layout, config):
+                commit(staging.fs, layout, Commit(staging.root, tuple(moves), layout.manifest, manifest.text(record)))
             counts.update(outputs=", ".join(item.path for item in published))
-        record = manifest.build(
-            spark,
-            layout,
-            {"judgments": config.judgments, "results": config.results},
-            dataclasses.asdict(config),
-            evaluation,
-            published,
-            started,
-            dt.datetime.now(dt.timezone.utc),
-        )
-        manifest_file = manifest.write(spark, layout, record)
     finally:
         staging.discard()
     print(format_table(evaluation))
     for extra in (format_comparison(evaluation.comparison), format_slices(evaluation.slices)):
         if extra:
             print(f"\n{extra}")
-    print(f"published {', '.join(item.path for item in published)}; manifest {manifest_file}")
+    print(f"published {', '.join(item.path for item in published)}; manifest {layout.manifest}")

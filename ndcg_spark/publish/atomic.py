@@ -1,11 +1,11 @@
-"""Publishing a report so that readers never see half of one.
+"""Staging a report and moving it into place so that readers never see half of a dataset.
 
 Each dataset (per_query, summary; with --eval-date, each date of each) is one Parquet file with a
 fixed name. The new file is written under the staging folder, its row count checked against what
 the job computed, and only then moved onto the old file in one step (see FileSystem.replace): a
-reader lists either the complete previous report or the complete new one, and a run killed at any
-point leaves the previous report as it was. A rerun with an empty result replaces the date with an
-empty file, so no old rows survive.
+reader lists either the complete previous file or the complete new one. A rerun with an empty
+result replaces the date with an empty file, so no old rows survive. That all the datasets of a
+date come from one run is commit.py's part.
 """
 
 from __future__ import annotations
@@ -49,6 +49,23 @@ class Published:
     rows: int
 
 
+@dataclass(frozen=True)
+class Move:
+    """A staged file and where it goes. `folder_owned`: the target's folder holds this dataset's
+    file alone (other files in it are removed), unlike report/, which holds every date's page."""
+
+    name: str
+    source: str
+    target: str
+    rows: int
+    folder_owned: bool = True
+
+    @property
+    def published(self) -> Published:
+        """What the manifest lists: a dataset's folder, or the page's file."""
+        return Published(self.name, self.target.rsplit("/", 1)[0] if self.folder_owned else self.target, self.rows)
+
+
 def _single_part(fs: FileSystem, folder: str) -> str:
     parts = [info.path for info in fs.children(folder) if info.path.rsplit("/", 1)[1].startswith("part-")]
     if len(parts) != 1:
@@ -72,27 +89,35 @@ def stage(spark: SparkSession, staging: Staging, dataset: Dataset) -> str:
     return part
 
 
-def publish(spark: SparkSession, staging: Staging, layout: OutputLayout, datasets: list[Dataset]) -> list[Published]:
-    """Stage and check every dataset first, then move each into place, in the given order."""
-    staged = [(dataset, stage(spark, staging, dataset)) for dataset in datasets]
-    published = []
-    for dataset, part in staged:
-        target = layout.folder(dataset.name)
-        staging.fs.mkdirs(target)
-        staging.fs.replace(part, f"{target}/{dataset.part_file}")
-        # Files of another layout (Spark's own part files, _SUCCESS) would add rows: remove them.
-        # Other dates' folders stay (a run without --eval-date beside dated ones).
-        for info in staging.fs.children(target):
-            name = info.path.rsplit("/", 1)[1]
-            if name != dataset.part_file and not name.startswith(f"{c.EVAL_DATE}="):
-                staging.fs.delete(info.path)
-        published.append(Published(dataset.name, target, dataset.expected_rows))
-    return published
+def stage_all(spark: SparkSession, staging: Staging, layout: OutputLayout, datasets: list[Dataset]) -> list[Move]:
+    """Stage and check every dataset; returns the moves that publish them, in the given order."""
+    return [
+        Move(dataset.name, stage(spark, staging, dataset), f"{layout.folder(dataset.name)}/{dataset.part_file}",
+             dataset.expected_rows)
+        for dataset in datasets
+    ]
 
 
-def publish_page(staging: Staging, layout: OutputLayout, page: str) -> Published:
-    """The HTML report: written beside its target under a hidden name, then moved onto it."""
-    path = layout.page
-    staging.fs.mkdirs(path.rsplit("/", 1)[0])
-    staging.fs.write_text(path, page)
-    return Published(REPORT_DIR, path, 1)
+def stage_page(staging: Staging, layout: OutputLayout, page: str) -> Move:
+    """The HTML report, staged like the datasets, for the same move into place."""
+    source = staging.path(f"{_STAGED_REPORT}/{REPORT_DIR}.html")
+    staging.fs.write_text(source, page)
+    return Move(REPORT_DIR, source, layout.page, 1, folder_owned=False)
+
+
+def place(fs: FileSystem, move: Move) -> None:
+    """Move one staged file onto its target. Idempotent: a move already made (its source gone)
+    is skipped, so an interrupted publication can be finished by running its moves again."""
+    folder = move.target.rsplit("/", 1)[0]
+    fs.mkdirs(folder)
+    if fs.exists(move.source):
+        fs.replace(move.source, move.target)
+    if not move.folder_owned:
+        return
+    # Files of another layout (Spark's own part files, _SUCCESS) would add rows: remove them.
+    # Other dates' folders stay (a run without --eval-date beside dated ones).
+    kept = move.target.rsplit("/", 1)[1]
+    for info in fs.children(folder):
+        name = info.path.rsplit("/", 1)[1]
+        if name != kept and not name.startswith(f"{c.EVAL_DATE}="):
+            fs.delete(info.path)

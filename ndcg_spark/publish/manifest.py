@@ -1,7 +1,8 @@
 """The run manifest: what a published report was computed from, with what, and how it went.
 
 One JSON file per eval date (`DIR/_manifests/YYYY-MM-DD.json`, or `latest.json` without a date),
-written last, after the report is published: its presence says the report beside it is complete.
+written last, after the report's files are in place (see commit.py): it describes the run whose
+report is published for that date.
 """
 
 from __future__ import annotations
@@ -70,9 +71,5 @@ def build(
     }
 
 
-def write(spark: SparkSession, layout: OutputLayout, manifest: dict[str, Any]) -> str:
-    path = layout.manifest
-    fs = FileSystem(spark, path)
-    fs.mkdirs(path.rsplit("/", 1)[0])
-    fs.write_text(path, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-    return path
+def text(manifest: dict[str, Any]) -> str:
+    return json.dumps(manifest, indent=2, sort_keys=True) + "\n"

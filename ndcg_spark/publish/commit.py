@@ -1,0 +1,70 @@
+"""All the datasets of a date come from one run: publications are recorded before they start,
+so one cut short is finished by the next run on the output.
+
+Under the output's lock (lock.py), a run writes a commit record (`DIR/_publishing.json`: the staged
+files, already checked, their targets and the manifest) before its first move, makes the moves,
+writes the manifest and removes the record. A run that dies in between leaves the record and its
+staged files; the next run on that output, whatever its date, or `--repair`, takes the lock, makes
+the moves that are left and writes the manifest, before it does anything else."""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ndcg_spark.io.layout import OutputLayout
+from ndcg_spark.io.storage import FileSystem
+from ndcg_spark.publish.atomic import Move, place
+
+log = logging.getLogger("ndcg_spark")
+
+
+@dataclass(frozen=True)
+class Commit:
+    """A publication: whose (its staging folder), the moves in order, and the manifest to write last."""
+
+    staging: str
+    moves: tuple[Move, ...]
+    manifest_path: str
+    manifest: str
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=1, sort_keys=True) + "\n"
+
+    @staticmethod
+    def from_json(record: dict[str, Any]) -> Commit:
+        moves = tuple(Move(**move) for move in record["moves"])
+        return Commit(record["staging"], moves, record["manifest_path"], record["manifest"])
+
+
+def commit(fs: FileSystem, layout: OutputLayout, publication: Commit) -> None:
+    """Record, move, write the manifest, forget. Call with the output's lock held."""
+    fs.write_text(layout.commit, publication.to_json())
+    _apply(fs, publication)
+    fs.delete(layout.commit)
+
+
+def _apply(fs: FileSystem, publication: Commit) -> None:
+    for move in publication.moves:
+        place(fs, move)
+    fs.mkdirs(publication.manifest_path.rsplit("/", 1)[0])
+    fs.write_text(publication.manifest_path, publication.manifest)
+
+
+def recover(fs: FileSystem, layout: OutputLayout) -> Commit | None:
+    """Finish the publication a dead run left half done, if any; returns it. Call with the
+    output's lock held: no live run is publishing then."""
+    record = fs.read_json(layout.commit)
+    if record is None:
+        return None
+    publication = Commit.from_json(record)
+    _apply(fs, publication)
+    fs.delete(publication.staging)
+    fs.delete(layout.commit)
+    log.warning(
+        "finished an interrupted publication on %s: %d files moved into place, manifest %s",
+        layout.root, len(publication.moves), publication.manifest_path,
+    )
+    return publication

@@ -1,0 +1,100 @@
+"""Overlapping runs and interrupted publications: a date always ends up holding one run's whole
+report (every dataset, and that run's manifest)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from ndcg_spark.errors import EXIT_OK
+from ndcg_spark.io.layout import COMMIT_FILE
+from tests.conftest import JUDGMENTS, RESULTS, ROOT, write
+
+DATE = "2026-12-01"
+JOB = str(ROOT / "jobs" / "evaluate_ndcg.py")
+KILLER = str(ROOT / "tests" / "kill_on_first_move.py")
+
+
+def _results(tmp_path: Path, name: str) -> str:
+    """RESULTS with every run renamed after the input, so each dataset tells which run wrote it."""
+    runs = [f"{name}-{run}" for run in RESULTS["run_id"]]
+    return write(tmp_path / name / "part-0.parquet", {**RESULTS, "run_id": runs})
+
+
+def _command(script: str, judgments: str, results: str, output: Path, *extra: str) -> list[str]:
+    return [sys.executable, script, "--judgments", judgments, "--results", results, "--output", str(output),
+            "--eval-date", DATE, "--k", "1,2", "--no-html-report", *extra]
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYTHONPATH": str(ROOT)}
+
+
+def _whole_report_of(output: Path) -> str:
+    """The one input whose runs fill every dataset of the date, and whose manifest is there."""
+    writers = set()
+    for name in ("per_query", "summary", "comparison"):
+        folder = output / name / f"eval_date={DATE}"
+        if folder.exists():
+            writers |= {run.split("-")[0] for run in pq.read_table(folder).column("run_id").to_pylist()}
+    assert len(writers) == 1, f"datasets of {DATE} come from {sorted(writers)}"
+    (writer,) = writers
+    manifest = json.loads((output / "_manifests" / f"{DATE}.json").read_text())
+    assert manifest["config"]["results"].endswith(f"/{writer}/part-0.parquet"), manifest["config"]["results"]
+    assert [run["run_id"].split("-")[0] for run in manifest["counts"]["runs"]] == [writer, writer]
+    assert not (output / COMMIT_FILE).exists()
+    return writer
+
+
+@pytest.mark.slow
+def test_two_runs_of_one_date_started_together(tmp_path: Path) -> None:
+    judgments = write(tmp_path / "j" / "part-0.parquet", JUDGMENTS)
+    inputs = {name: _results(tmp_path, name) for name in ("first", "second")}
+    winners = []
+    for round_ in range(4):
+        output = tmp_path / f"out{round_}"
+        jobs = [
+            subprocess.Popen(_command(JOB, judgments, results, output, "--baseline", f"{name}-r1"), env=_env(),
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            for name, results in inputs.items()
+        ]
+        for job in jobs:
+            _, err = job.communicate(timeout=300)
+            assert job.returncode == EXIT_OK, err[-2000:]
+        winners.append(_whole_report_of(output))
+    assert set(winners) <= {"first", "second"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("then", ["repair", "another date"])
+def test_a_kill_at_the_first_move_is_finished_by_the_next_run(tmp_path: Path, then: str) -> None:
+    judgments = write(tmp_path / "j" / "part-0.parquet", JUDGMENTS)
+    old, new = _results(tmp_path, "old"), _results(tmp_path, "new")
+    output = tmp_path / "out"
+    done = subprocess.run(_command(JOB, judgments, old, output), env=_env(), capture_output=True, text=True)
+    assert done.returncode == EXIT_OK, done.stderr[-2000:]
+    killed = subprocess.run(_command(KILLER, judgments, new, output), env=_env(), capture_output=True, text=True,
+                            start_new_session=True, timeout=300)
+    assert killed.returncode < 0, killed.stderr[-2000:]  # killed by the signal
+    # Killed between moves: the new per_query beside the old summary, until someone finishes it.
+    assert (output / COMMIT_FILE).exists()
+    per_query = {run.split("-")[0] for run in pq.read_table(output / "per_query").column("run_id").to_pylist()}
+    summary = {run.split("-")[0] for run in pq.read_table(output / "summary").column("run_id").to_pylist()}
+    assert per_query == {"new"} and summary == {"old"}
+    if then == "repair":
+        repaired = subprocess.run([sys.executable, JOB, "--output", str(output), "--repair"], env=_env(),
+                                  capture_output=True, text=True, timeout=300)
+        assert repaired.returncode == EXIT_OK and f"repaired {output}" in repaired.stdout, repaired.stderr[-2000:]
+    else:
+        other = _command(JOB, judgments, old, output)
+        other[other.index(DATE)] = "2026-12-02"
+        done = subprocess.run(other, env=_env(), capture_output=True, text=True, timeout=300)
+        assert done.returncode == EXIT_OK, done.stderr[-2000:]
+    assert _whole_report_of(output) == "new"
+    assert not any((output / "_staging").glob("*")) if (output / "_staging").exists() else True
