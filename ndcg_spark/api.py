@@ -153,7 +153,9 @@ def compare(
     measured = per_query.select(c.MEASURE, c.K).distinct().collect()
     cutoffs = sorted((Cutoff(row[0], row[1]) for row in measured), key=lambda cut: (cut.k is None, cut.k or 0))
     spark = per_query.sparkSession
-    return comparison_frame(spark, compare_rows(spark, per_query, str(baseline), runs, cutoffs, resampling))
+    with session_settings(spark, PLAN_CONF):
+        rows = compare_rows(spark, per_query, str(baseline), runs, cutoffs, resampling)
+    return comparison_frame(spark, rows)
 
 
 def read_qrels(spark: SparkSession, path: str) -> DataFrame:

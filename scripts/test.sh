@@ -3,6 +3,8 @@
 #   scripts/test.sh            all tiers: unit, transforms, end_to_end, system
 #   scripts/test.sh --quick    unit and transforms only: the edit-test loop
 #   scripts/test.sh -k NAME    extra arguments go to pytest
+# Test files run on PYTEST_WORKERS processes (default 2; 0 runs them in this one): much of the
+# suite waits on JVMs starting, subprocesses and kills, so two overlap well even on two cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -13,4 +15,9 @@ if [ "${1:-}" = "--quick" ]; then
   shift
   tiers=(tests/unit tests/transforms)
 fi
-exec .venv/bin/python -m pytest -q -ra --durations=15 "${tiers[@]}" "$@"
+workers="${PYTEST_WORKERS:-2}"
+parallel=()
+if [ "$workers" != 0 ]; then
+  parallel=(-n "$workers" --dist loadfile)
+fi
+exec .venv/bin/python -m pytest -q -ra --durations=15 "${parallel[@]}" "${tiers[@]}" "$@"

@@ -29,21 +29,23 @@ def _dead_pid() -> int:
     return int(done.stdout)
 
 
-def test_a_lock_of_a_dead_process_is_taken_over(inputs, tmp_path: Path, caplog) -> None:
+def test_a_lock_of_a_dead_process_is_taken_over(inputs, tmp_path: Path, capsys) -> None:
     output = tmp_path / "out"
     lock = _lock(output, socket.gethostname(), _dead_pid(), dt.datetime.now(dt.timezone.utc))
     assert run_job(*inputs, output, "--lock-timeout", "30") == EXIT_OK
     assert not lock.exists()
-    assert "took over the publication lock" in caplog.text and "its process is gone" in caplog.text
+    log = capsys.readouterr().err  # the job's step log: JSON lines off a terminal
+    assert "took over the publication lock" in log and "its process is gone" in log
     assert (output / "_manifests" / "latest.json").exists()
 
 
-def test_an_old_lock_is_taken_over(inputs, tmp_path: Path, caplog) -> None:
+def test_an_old_lock_is_taken_over(inputs, tmp_path: Path, capsys) -> None:
     output = tmp_path / "out"
     old = dt.datetime.now(dt.timezone.utc) - dt.timedelta(hours=3)
     _lock(output, "elsewhere.example", 12345, old)
     assert run_job(*inputs, output, "--lock-stale-after", "3600", "--lock-timeout", "30") == EXIT_OK
-    assert "held by elsewhere.example pid 12345" in caplog.text and "older than allowed" in caplog.text
+    log = capsys.readouterr().err
+    assert "held by elsewhere.example pid 12345" in log and "older than allowed" in log
 
 
 def test_a_live_lock_is_waited_for_then_named(inputs, tmp_path: Path, capsys) -> None:

@@ -1,0 +1,48 @@
+"""A run killed the instant the first file of its report is moved into place: the next run on the
+output, whatever its date, or --repair, finishes that publication, so the date is one run's whole
+report again."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from ndcg_spark.errors import EXIT_OK
+from ndcg_spark.io.layout import COMMIT_FILE
+from tests.conftest import JUDGMENTS, ROOT, write
+from tests.system.test_overlapping_runs import DATE, JOB, _command, _env, _results, _whole_report_of
+
+KILLER = str(ROOT / "tests" / "kill_on_first_move.py")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("then", ["repair", "another date"])
+def test_a_kill_at_the_first_move_is_finished_by_the_next_run(tmp_path: Path, then: str) -> None:
+    judgments = write(tmp_path / "j" / "part-0.parquet", JUDGMENTS)
+    old, new = _results(tmp_path, "old"), _results(tmp_path, "new")
+    output = tmp_path / "out"
+    done = subprocess.run(_command(JOB, judgments, old, output), env=_env(), capture_output=True, text=True)
+    assert done.returncode == EXIT_OK, done.stderr[-2000:]
+    killed = subprocess.run(_command(KILLER, judgments, new, output), env=_env(), capture_output=True, text=True,
+                            start_new_session=True, timeout=300)
+    assert killed.returncode < 0, killed.stderr[-2000:]  # killed by the signal
+    # Killed between moves: the new per_query beside the old summary, until someone finishes it.
+    assert (output / COMMIT_FILE).exists()
+    per_query = {run.split("-")[0] for run in pq.read_table(output / "per_query").column("run_id").to_pylist()}
+    summary = {run.split("-")[0] for run in pq.read_table(output / "summary").column("run_id").to_pylist()}
+    assert per_query == {"new"} and summary == {"old"}
+    if then == "repair":
+        repaired = subprocess.run([sys.executable, JOB, "--output", str(output), "--repair"], env=_env(),
+                                  capture_output=True, text=True, timeout=300)
+        assert repaired.returncode == EXIT_OK and f"repaired {output}" in repaired.stdout, repaired.stderr[-2000:]
+    else:
+        other = _command(JOB, judgments, old, output)
+        other[other.index(DATE)] = "2026-12-02"
+        done = subprocess.run(other, env=_env(), capture_output=True, text=True, timeout=300)
+        assert done.returncode == EXIT_OK, done.stderr[-2000:]
+    assert _whole_report_of(output) == "new"
+    assert not any((output / "_staging").glob("*")) if (output / "_staging").exists() else True
