@@ -5,7 +5,6 @@ report again."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -13,6 +12,7 @@ import pytest
 
 from ndcg_spark.errors import EXIT_OK
 from ndcg_spark.io.layout import COMMIT_FILE
+from ndcg_spark.job.cli import main
 from tests.conftest import JUDGMENTS, ROOT, write
 from tests.system.test_overlapping_runs import DATE, JOB, _command, _env, _results, _whole_report_of
 
@@ -21,12 +21,11 @@ KILLER = str(ROOT / "tests" / "kill_on_first_move.py")
 
 @pytest.mark.slow
 @pytest.mark.parametrize("then", ["repair", "another date"])
-def test_a_kill_at_the_first_move_is_finished_by_the_next_run(tmp_path: Path, then: str) -> None:
+def test_a_kill_at_the_first_move_is_finished_by_the_next_run(tmp_path: Path, capsys, then: str) -> None:
     judgments = write(tmp_path / "j" / "part-0.parquet", JUDGMENTS)
     old, new = _results(tmp_path, "old"), _results(tmp_path, "new")
     output = tmp_path / "out"
-    done = subprocess.run(_command(JOB, judgments, old, output), env=_env(), capture_output=True, text=True)
-    assert done.returncode == EXIT_OK, done.stderr[-2000:]
+    assert main(_command(JOB, judgments, old, output)[2:]) == EXIT_OK  # in this process: the report to replace
     killed = subprocess.run(_command(KILLER, judgments, new, output), env=_env(), capture_output=True, text=True,
                             start_new_session=True, timeout=300)
     assert killed.returncode < 0, killed.stderr[-2000:]  # killed by the signal
@@ -36,13 +35,11 @@ def test_a_kill_at_the_first_move_is_finished_by_the_next_run(tmp_path: Path, th
     summary = {run.split("-")[0] for run in pq.read_table(output / "summary").column("run_id").to_pylist()}
     assert per_query == {"new"} and summary == {"old"}
     if then == "repair":
-        repaired = subprocess.run([sys.executable, JOB, "--output", str(output), "--repair"], env=_env(),
-                                  capture_output=True, text=True, timeout=300)
-        assert repaired.returncode == EXIT_OK and f"repaired {output}" in repaired.stdout, repaired.stderr[-2000:]
+        assert main(["--output", str(output), "--repair"]) == EXIT_OK
+        assert f"repaired {output}: 2 files moved into place" in capsys.readouterr().out
     else:
-        other = _command(JOB, judgments, old, output)
+        other = _command(JOB, judgments, old, output)[2:]
         other[other.index(DATE)] = "2026-12-02"
-        done = subprocess.run(other, env=_env(), capture_output=True, text=True, timeout=300)
-        assert done.returncode == EXIT_OK, done.stderr[-2000:]
+        assert main(other) == EXIT_OK
     assert _whole_report_of(output) == "new"
-    assert not any((output / "_staging").glob("*")) if (output / "_staging").exists() else True
+    assert not (output / "_staging").exists() or not any((output / "_staging").iterdir())
