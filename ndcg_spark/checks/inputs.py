@@ -2,7 +2,7 @@
 
 Schema problems (missing columns, wrong types) are refused before any data is read. Row problems
 (nulls, NaN, duplicates, ...) are counted during the main pass itself, after
-the one shuffle, and enforced before anything is published (see validation.py), so that checking
+the one shuffle, and enforced before anything is published (see observe.py), so that checking
 costs no extra scan of the inputs.
 """
 

@@ -63,8 +63,10 @@ def repair(config: JobConfig, interactive: bool) -> None:
     spark = build_session(config, interactive)
     layout = OutputLayout(config.output, config.eval_date)
     fs = FileSystem(spark, config.output)
-    with publication_lock(fs, layout.lock, None, config.lock_timeout, config.lock_stale_after):
-        finished = recover(fs, layout)
+    finished = None
+    if fs.exists(layout.commit):  # else there is nothing to finish, and no folder to lock
+        with publication_lock(fs, layout.lock, None, config.lock_timeout, config.lock_stale_after):
+            finished = recover(fs, layout)
     if finished is None:
         print(f"nothing to repair in {config.output}")
     else:

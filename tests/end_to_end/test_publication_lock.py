@@ -13,7 +13,8 @@ from pathlib import Path
 
 from ndcg_spark.errors import EXIT_FAILURE, EXIT_OK
 from ndcg_spark.io.layout import LOCK_FILE
-from tests.conftest import error_lines, run_job
+from ndcg_spark.job.cli import main
+from tests.conftest import error_lines, run_job, snapshot
 
 
 def _lock(output: Path, host: str, pid: int, since: dt.datetime) -> Path:
@@ -56,3 +57,14 @@ def test_a_live_lock_is_waited_for_then_named(inputs, tmp_path: Path, capsys) ->
     assert line.startswith("ndcg-spark: output is being published by ") and f"pid {os.getpid()}" in line, line
     assert "waited 2 s: nothing published" in line
     assert lock.exists() and not (output / "summary").exists() and not (output / "_manifests").exists()
+
+
+def test_repair_of_an_output_with_nothing_to_finish(inputs, tmp_path: Path, capsys) -> None:
+    output = tmp_path / "out"
+    assert main(["--output", str(output), "--repair"]) == EXIT_OK
+    assert capsys.readouterr().out.strip() == f"nothing to repair in {output}"
+    assert not output.exists()
+    assert run_job(*inputs, output) == EXIT_OK
+    before = snapshot(output)
+    assert main(["--output", str(output), "--repair"]) == EXIT_OK
+    assert snapshot(output) == before

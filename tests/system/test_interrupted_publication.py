@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from ndcg_spark.errors import EXIT_OK
-from ndcg_spark.io.layout import COMMIT_FILE
+from ndcg_spark.io.layout import COMMIT_FILE, LOCK_FILE
 from ndcg_spark.job.cli import main
 from tests.conftest import JUDGMENTS, ROOT, write
 from tests.system.test_overlapping_runs import DATE, JOB, _command, _env, _results, _whole_report_of
@@ -34,12 +34,19 @@ def test_a_kill_at_the_first_move_is_finished_by_the_next_run(tmp_path: Path, ca
     per_query = {run.split("-")[0] for run in pq.read_table(output / "per_query").column("run_id").to_pylist()}
     summary = {run.split("-")[0] for run in pq.read_table(output / "summary").column("run_id").to_pylist()}
     assert per_query == {"new"} and summary == {"old"}
+    assert (output / LOCK_FILE).exists()  # the killed run's, taken over below: its process is gone
+    capsys.readouterr()
     if then == "repair":
         assert main(["--output", str(output), "--repair"]) == EXIT_OK
-        assert f"repaired {output}: 2 files moved into place" in capsys.readouterr().out
     else:
         other = _command(JOB, judgments, old, output)[2:]
         other[other.index(DATE)] = "2026-12-02"
         assert main(other) == EXIT_OK
+    printed = capsys.readouterr()
+    assert "took over the publication lock" in printed.err and "its process is gone" in printed.err
+    assert "finished an interrupted publication" in printed.err
+    if then == "repair":
+        assert f"repaired {output}: 2 files moved into place" in printed.out
+    assert not (output / LOCK_FILE).exists()
     assert _whole_report_of(output) == "new"
     assert not (output / "_staging").exists() or not any((output / "_staging").iterdir())
