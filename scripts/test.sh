@@ -3,19 +3,22 @@
 #   scripts/test.sh            all tiers: unit, transforms, end_to_end, system
 #   scripts/test.sh --quick    unit and transforms only: the edit-test loop
 #   scripts/test.sh -k NAME    extra arguments go to pytest
-# Test files run on PYTEST_WORKERS processes (default 2; 0 runs them in this one): much of the
-# suite waits on JVMs starting, subprocesses and kills, so two overlap well even on two cores.
+# The whole suite runs its test files on PYTEST_WORKERS processes (default 2; 0 runs them in this
+# one): its system tier waits on JVMs starting, subprocesses and kills, so two overlap those waits.
+# --quick runs in this process (default 0): its tests are CPU-bound, a second JVM only competes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export PYSPARK_PYTHON="$PWD/.venv/bin/python"
 export PYSPARK_DRIVER_PYTHON="$PWD/.venv/bin/python"
 tiers=(tests)
+default_workers=2
 if [ "${1:-}" = "--quick" ]; then
   shift
   tiers=(tests/unit tests/transforms)
+  default_workers=0
 fi
-workers="${PYTEST_WORKERS:-2}"
+workers="${PYTEST_WORKERS:-$default_workers}"
 parallel=()
 if [ "$workers" != 0 ]; then
   parallel=(-n "$workers" --dist loadfile)
