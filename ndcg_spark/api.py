@@ -39,7 +39,7 @@ from ndcg_spark.options import (
     column_names,
     count,
 )
-from ndcg_spark.report.console import format_comparison, format_slices, format_table
+from ndcg_spark.report.console import format_report
 from ndcg_spark.scoring.slices import QUERY_METADATA, slice_source
 from ndcg_spark.spark_conf import PLAN_CONF, session_settings
 
@@ -60,9 +60,7 @@ class Report:
 
     def __str__(self) -> str:
         """The tables the job prints."""
-        parts = [format_table(self.evaluation)]
-        parts += [part for part in (format_comparison(self.evaluation.comparison), format_slices(self.evaluation.slices)) if part]
-        return "\n\n".join(parts)
+        return format_report(self.evaluation)
 
 
 def _checkpoint(pairs: DataFrame) -> DataFrame:

@@ -22,7 +22,7 @@ from ndcg_spark.publish.atomic import stage_all, stage_page
 from ndcg_spark.publish.commit import Commit, commit, recover
 from ndcg_spark.publish.datasets import report_datasets
 from ndcg_spark.publish.lock import publication_lock
-from ndcg_spark.report.console import format_comparison, format_slices, format_table, judged_warnings
+from ndcg_spark.report.console import format_report, judged_warnings
 from ndcg_spark.report.data import gather
 
 PAIRS_DIR = "pairs"
@@ -58,15 +58,20 @@ def _publishing(staging: Staging, layout: OutputLayout, config: JobConfig) -> It
         yield
 
 
+def _finish_interrupted(fs: FileSystem, layout: OutputLayout, config: JobConfig) -> Commit | None:
+    """A publication a dead run left half done, finished under the lock; None when there is none
+    (then nothing is locked or created)."""
+    if not fs.exists(layout.commit):
+        return None
+    with publication_lock(fs, layout.lock, None, config.lock_timeout, config.lock_stale_after):
+        return recover(fs, layout)
+
+
 def repair(config: JobConfig, interactive: bool) -> None:
     """--repair: finish an interrupted publication on the output, evaluate nothing."""
     spark = build_session(config, interactive)
     layout = OutputLayout(config.output, config.eval_date)
-    fs = FileSystem(spark, config.output)
-    finished = None
-    if fs.exists(layout.commit):  # else there is nothing to finish, and no folder to lock
-        with publication_lock(fs, layout.lock, None, config.lock_timeout, config.lock_stale_after):
-            finished = recover(fs, layout)
+    finished = _finish_interrupted(FileSystem(spark, config.output), layout, config)
     if finished is None:
         print(f"nothing to repair in {config.output}")
     else:
@@ -82,9 +87,7 @@ def run(config: JobConfig, interactive: bool, renderer: ModuleType | None) -> No
     layout = OutputLayout(config.output, config.eval_date)
     staging = Staging(spark, config.output)
     try:
-        if staging.fs.exists(layout.commit):  # a run died publishing here: finish that first
-            with _publishing(staging, layout, config):
-                pass
+        _finish_interrupted(staging.fs, layout, config)  # a run died publishing here: finish that first
         per_query, evaluation = evaluate_paths(spark, config, staging)
         datasets = report_datasets(
             spark,
@@ -122,8 +125,5 @@ def run(config: JobConfig, interactive: bool, renderer: ModuleType | None) -> No
             counts.update(outputs=", ".join(item.path for item in published))
     finally:
         staging.discard()
-    print(format_table(evaluation))
-    for extra in (format_comparison(evaluation.comparison), format_slices(evaluation.slices)):
-        if extra:
-            print(f"\n{extra}")
+    print(format_report(evaluation))
     print(f"published {', '.join(item.path for item in published)}; manifest {layout.manifest}")

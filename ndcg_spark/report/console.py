@@ -160,3 +160,10 @@ def judged_warnings(evaluation: Evaluation) -> list[str]:
                 " unjudged documents count as non-relevant"
             )
     return warnings
+
+
+def format_report(evaluation: Evaluation) -> str:
+    """Everything the job prints about an evaluation: the table, then the comparison and the
+    slices when there are any."""
+    parts = [format_table(evaluation), format_comparison(evaluation.comparison), format_slices(evaluation.slices)]
+    return "\n\n".join(part for part in parts if part)

@@ -13,7 +13,7 @@ from pyspark.ml.regression import LinearRegression
 from pyspark.ml.tuning import CrossValidator, ParamGridBuilder
 from pyspark.sql import SparkSession
 
-from ndcg_spark import NdcgEvaluator
+from ndcg_spark import ConfigError, NdcgEvaluator
 from tests import oracle
 
 
@@ -35,6 +35,8 @@ def test_mean_ndcg_at_k_with_ties_and_an_all_zero_query(spark: SparkSession) -> 
     exponential = NdcgEvaluator(k=5, queryCol="qid", docCol="doc", gain="exponential").evaluate(frame)
     assert exponential != pytest.approx(evaluator.evaluate(frame))
     assert evaluator.isLargerBetter()
+    with pytest.raises(ConfigError, match="gain must be one of linear, exponential, got 'cubic'"):
+        NdcgEvaluator(k=5, queryCol="qid", docCol="doc", gain="cubic").evaluate(frame)
 
 
 def test_cross_validator_and_save_load(spark: SparkSession, tmp_path: Path) -> None:
