@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pyspark.sql import DataFrame, SparkSession
 
 from ndcg_spark import columns as c
-from ndcg_spark.checks.inputs import JUDGMENTS, RESULTS, canonical_inputs, require_columns
+from ndcg_spark.checks.inputs import JUDGMENTS, RESULTS, Source, canonical_inputs, require_columns
 from ndcg_spark.comparison.resampling import Cutoff, Resampling, comparison_frame
 from ndcg_spark.comparison.resampling import compare as compare_rows
 from ndcg_spark.errors import ConfigError
@@ -36,10 +36,14 @@ from ndcg_spark.options import (
     Gain,
     Options,
     OrderBy,
+    choice,
     column_names,
     count,
+    parse_gains,
 )
 from ndcg_spark.report.console import format_report
+from ndcg_spark.report.tables import TABLE_FORMATS, TABLE_MARKDOWN, TableFormat
+from ndcg_spark.report.tables import render as render_table
 from ndcg_spark.scoring.slices import QUERY_METADATA, slice_source
 from ndcg_spark.spark_conf import PLAN_CONF, session_settings
 
@@ -62,6 +66,10 @@ class Report:
         """The tables the job prints."""
         return format_report(self.evaluation)
 
+    def table(self, table_format: TableFormat = TABLE_MARKDOWN, title: str = "evaluation") -> str:
+        """The summary and comparison as Markdown (default) or a LaTeX tabular, to paste."""
+        return render_table(self.evaluation, title, choice("table_format", table_format, TABLE_FORMATS))
+
 
 def _checkpoint(pairs: DataFrame) -> DataFrame:
     return pairs.localCheckpoint(eager=True)
@@ -69,7 +77,7 @@ def _checkpoint(pairs: DataFrame) -> DataFrame:
 
 def evaluate(
     judgments: DataFrame,
-    results: DataFrame,
+    results: DataFrame | Mapping[str, DataFrame],
     *,
     ks: Sequence[int] = DEFAULT_KS,
     gain: Gain = GAIN_LINEAR,
@@ -86,14 +94,20 @@ def evaluate(
     seed: int = DEFAULT_SEED,
     slices: Sequence[str] = (),
     query_metadata: DataFrame | None = None,
+    judged_only: bool = False,
+    max_depth: int | None = None,
+    gains: Mapping[int, float] | str | None = None,
 ) -> Report:
     """NDCG@k per (run, query) and per run, with trec_eval's semantics and the job's checks.
 
     `judgments` has query_id, doc_id, relevance; `results` has query_id, doc_id, score and
     optionally run_id and rank (`columns` maps these names to yours, e.g. {"doc_id": "item"}).
-    Bad options raise ConfigError, bad rows InputError, each with the job's one-line message.
-    With `baseline`, every other run is compared against it; with `slices`, the means are broken
-    down by those query columns, read from `query_metadata` or else from `results`."""
+    `results` may also map names to frames, one system each: a frame without run_id is the run
+    of its name. Bad options raise ConfigError, bad rows InputError, each with the job's one-line
+    message. With `baseline`, every other run is compared against it; with `slices`, the means
+    are broken down by those query columns, read from `query_metadata` or else from `results`.
+    judged_only (trec_eval -J), max_depth (-M) and gains (a gain per grade, e.g. {2: 3, 3: 7})
+    are the variants described in docs/semantics.md."""
     options = Options(
         ks=tuple(ks),
         gain=gain,
@@ -109,14 +123,25 @@ def evaluate(
         bootstrap=bootstrap,
         seed=seed,
         slices=tuple(slices),
+        judged_only=judged_only,
+        max_depth=max_depth,
+        gains=parse_gains(gains),
     ).validated()
     if query_metadata is not None and not options.slices:
         raise ConfigError("query_metadata is given but no slice columns: pass slices=[...]")
     spark = judgments.sparkSession
-    judged, retrieved = canonical_inputs(judgments, results, options, (_GIVEN, _GIVEN), located=False)
+    if isinstance(results, DataFrame):
+        sources = [Source(results, _GIVEN)]
+    elif isinstance(results, Mapping) and all(isinstance(frame, DataFrame) for frame in results.values()):
+        sources = [Source(frame, _GIVEN, str(name)) for name, frame in results.items()]
+    else:
+        raise ConfigError("results must be a DataFrame or a mapping of run names to DataFrames")
+    judged, retrieved = canonical_inputs(Source(judgments, _GIVEN), sources, options, located=False)
     slice_input = None
     if options.slices:
-        label, frame = (QUERY_METADATA, query_metadata) if query_metadata is not None else (RESULTS, results)
+        if query_metadata is None and len(sources) > 1:
+            raise ConfigError("slices of several results frames need query_metadata")
+        label, frame = (QUERY_METADATA, query_metadata) if query_metadata is not None else (RESULTS, sources[0].frame)
         slice_input = slice_source(label, _GIVEN, frame, options.columns.query_id, options.slices)
     with session_settings(spark, PLAN_CONF):
         per_query, evaluation = evaluate_inputs(spark, judged, retrieved, options, _checkpoint, slice_input)

@@ -18,6 +18,8 @@ CUM_DCG = "cum_dcg"
 IDEAL_POSITION = "ideal_position"
 CUM_IDCG = "cum_idcg"
 CUTOFFS = "cutoffs"
+# With several results inputs: the index of the input a row came from.
+INPUT = "_input"
 
 # Report columns.
 MEASURE = "measure"
@@ -32,6 +34,8 @@ NUM_RELEVANT_RETRIEVED = "num_relevant_retrieved"
 NUM_JUDGED_RETRIEVED = "num_judged_retrieved"
 JUDGED_AT_K = "judged_at_k"
 NUM_QUERIES = "num_queries"
+# How the values were computed (gain, custom gains, judged-only, depth cut): Options.variant.
+VARIANT = "variant"
 
 # Values of the measure column: a cutoff row has k set, the uncut row has k NULL.
 MEASURE_CUT = "ndcg_cut"

@@ -18,10 +18,13 @@ from ndcg_spark.checks.inputs import Input
 from ndcg_spark.checks.observe import InputCounts, Observed, enforce, observe
 from ndcg_spark.comparison.resampling import ComparisonRow, Resampling, compare, cutoffs_of
 from ndcg_spark.comparison.resampling import comparison_frame as comparison_rows_frame
-from ndcg_spark.options import GAIN_LINEAR, ORDER_BY_SCORE, Gain, Options, OrderBy
+from ndcg_spark.errors import InputError
+from ndcg_spark.options import GAIN_LINEAR, ORDER_BY_SCORE, Gain, GainTable, Options, OrderBy
 from ndcg_spark.progress import step
 from ndcg_spark.scoring.metrics import (
+    FIRST_INPUT,
     JUDGED_QUERIES,
+    LAST_INPUT,
     RETRIEVED,
     RETRIEVED_JUDGED,
     counts_per_run,
@@ -95,6 +98,9 @@ def main_pass(
     gain: Gain = GAIN_LINEAR,
     order_by: OrderBy = ORDER_BY_SCORE,
     uncut: bool = True,
+    gains: GainTable = (),
+    judged_only: bool = False,
+    max_depth: int | None = None,
 ) -> MainPass:
     """The plan of the one pass over the data: (run, query) rows, and both inputs' observed checks."""
     observed_judgments, observed_results = observe(judgments), observe(results)
@@ -111,6 +117,10 @@ def main_pass(
         uncut=uncut,
         judged_queries=judged_queries,
         ideal_judgments=observed_judgments.frame if lenient else observed_judgments.checked,
+        gains=gains,
+        judged_only=judged_only,
+        max_depth=max_depth,
+        inputs=len(results.sources) > 1,
     )
     return MainPass(pairs, observed_judgments, observed_results, judged_queries)
 
@@ -145,18 +155,26 @@ def evaluate(
     the summary, comparison, slices and counts, collected (a few rows per run and cutoff)."""
     with step("main pass") as counts:
         scoring = main_pass(
-            judgments, results, ks=options.ks, gain=options.gain, order_by=options.order_by, uncut=options.uncut
+            judgments,
+            results,
+            ks=options.ks,
+            gain=options.gain,
+            order_by=options.order_by,
+            uncut=options.uncut,
+            gains=options.gains,
+            judged_only=options.judged_only,
+            max_depth=options.max_depth,
         )
         scored = score_pairs(scoring, materialize)
         pairs, judged, retrieved = scored.pairs, scored.judgments, scored.results
         counts.update(judgment_rows=judged.rows_read, result_rows=retrieved.rows_read)
     per_query = evaluated_pairs(pairs, options.ks, options.uncut, options.complete).transform(
-        lambda df: per_query_rows(df, options.ks, options.uncut)
+        lambda df: per_query_rows(df, options.ks, options.uncut, options.variant)
     )
     with step("summary") as counts:
         summary = summarize(per_query).orderBy(c.RUN_ID, c.MEASURE, F.col(c.K).asc_nulls_last()).collect()
         judged_queries = scored.judged_queries
-        runs = _run_counts(pairs, judged_queries, options.complete)
+        runs = _run_counts(pairs, judged_queries, options.complete, results.sources)
         counts.update(runs=len(runs), judged_queries=judged_queries, per_query_rows=sum(row[c.NUM_QUERIES] for row in summary))
     comparison: list[ComparisonRow] = []
     if options.baseline is not None:
@@ -190,9 +208,16 @@ def evaluate(
     )
 
 
-def _run_counts(pairs: DataFrame, judged_queries: int, complete: bool) -> list[RunCounts]:
-    """Per run: queries scored, judged queries it lacks (scored 0 with --complete), unjudged ones."""
+def _run_counts(pairs: DataFrame, judged_queries: int, complete: bool, sources: tuple[str, ...]) -> list[RunCounts]:
+    """Per run: queries scored, judged queries it lacks (scored 0 with --complete), unjudged ones.
+    With several results inputs, a run that two of them produce is refused."""
     counts = counts_per_run(pairs).orderBy(c.RUN_ID).collect()
+    for row in counts:
+        if sources and row[FIRST_INPUT] != row[LAST_INPUT]:
+            raise InputError(
+                f"results: run {row[c.RUN_ID]!r} comes from two inputs, {sources[row[FIRST_INPUT]]} and"
+                f" {sources[row[LAST_INPUT]]}; each run must come from one input"
+            )
     return [
         RunCounts(
             run_id=row[c.RUN_ID],

@@ -5,6 +5,7 @@ message wherever it comes from, before Spark reads anything."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal, get_args
@@ -39,6 +40,10 @@ DEFAULT_BOOTSTRAP = 1000
 DEFAULT_SEED = 42
 MAX_RESAMPLES = 1_000_000
 MAX_SEED = 2**31 - 1
+MAX_DEPTH = 2**31 - 1
+
+GainTable = tuple[tuple[int, float], ...]
+"""Custom gains: (grade, gain) pairs sorted by grade; a grade not listed keeps the chosen gain."""
 
 
 @dataclass(frozen=True)
@@ -107,6 +112,76 @@ def count(name: str, value: Any, low: int, high: int) -> int:
     return number
 
 
+def parse_gains(value: Any) -> GainTable:
+    """Custom gains from '0=0,1=1,2=3', a mapping of grade to gain, or (grade, gain) pairs.
+
+    A grade is a whole number >= 0: negative grades always gain 0 (trec_eval's rule for judged
+    but unusable documents), so a gain given for one could only be ignored. A gain is a finite
+    number >= 0. Each grade is given once."""
+    if value is None or value == "" or value == ():
+        return ()
+    if isinstance(value, str):
+        entries = [item.strip() for item in value.split(",")]
+        pairs = []
+        for entry in entries:
+            grade, sep, gain = entry.partition("=")
+            if not sep:
+                raise ConfigError(f"gains entry {entry!r} must be GRADE=GAIN, e.g. 2=3 (in {value!r})")
+            pairs.append((grade.strip(), gain.strip(), entry))
+    elif isinstance(value, Mapping):
+        pairs = [(grade, gain, f"{grade}={gain}") for grade, gain in value.items()]
+    elif isinstance(value, (list, tuple)):
+        if not all(isinstance(item, (list, tuple)) and len(item) == 2 for item in value):
+            raise ConfigError(f"gains must map grades to gains, e.g. 0=0,1=1,2=3, got {value!r}")
+        pairs = [(grade, gain, f"{grade}={gain}") for grade, gain in value]
+    else:
+        raise ConfigError(f"gains must map grades to gains, e.g. 0=0,1=1,2=3, got {value!r}")
+    table: dict[int, float] = {}
+    for grade, gain, entry in pairs:
+        table_grade = _grade(grade, entry)
+        if table_grade in table:
+            raise ConfigError(f"gains entry {entry!r}: grade {table_grade} is given more than once")
+        table[table_grade] = _gain_value(gain, entry)
+    return tuple(sorted(table.items()))
+
+
+def _grade(value: Any, entry: str) -> int:
+    text = str(value).strip()
+    if isinstance(value, bool) or not text.lstrip("+-").isdigit():
+        raise ConfigError(f"gains entry {entry!r}: grade {value!r} is not a whole number")
+    grade = int(text)
+    if grade < 0:
+        raise ConfigError(f"gains entry {entry!r}: negative grades always gain 0 (trec_eval), so they take no gain")
+    return grade
+
+
+def _gain_value(value: Any, entry: str) -> float:
+    try:
+        gain = float(value) if not isinstance(value, bool) else math.nan
+    except (TypeError, ValueError):
+        gain = math.nan
+    if not math.isfinite(gain) or gain < 0:
+        raise ConfigError(f"gains entry {entry!r}: the gain must be a finite number >= 0, got {value!r}")
+    return gain
+
+
+def format_gains(table: GainTable) -> str:
+    """'0=0,1=1,2=3': the form --gains takes, for messages, the printed report and the manifest."""
+    return ",".join(f"{grade}={_number(gain)}" for grade, gain in table)
+
+
+def _number(value: float) -> str:
+    """3.0 as '3', 4.5 as '4.5': the shortest text that reads back as the same double."""
+    return str(int(value)) if value.is_integer() else repr(value)
+
+
+def depth(value: Any) -> int | None:
+    """--max-depth: None (no cut) or a positive whole number."""
+    if value is None:
+        return None
+    return count("max_depth", value, 1, MAX_DEPTH)
+
+
 def parse_names(name: str, value: Any) -> tuple[str, ...]:
     """Column names from 'a,b' or a list; order kept, duplicates refused."""
     items = value.split(",") if isinstance(value, str) else value
@@ -136,6 +211,9 @@ class Options:
     bootstrap: int = DEFAULT_BOOTSTRAP
     seed: int = DEFAULT_SEED
     slices: tuple[str, ...] = ()
+    judged_only: bool = False
+    max_depth: int | None = None
+    gains: GainTable = ()
 
     def validated(self) -> Options:
         """A copy with every value checked and normalized; every problem is a ConfigError."""
@@ -156,9 +234,30 @@ class Options:
             bootstrap=count("bootstrap", self.bootstrap, 1, MAX_RESAMPLES),
             seed=count("seed", self.seed, 0, MAX_SEED),
             slices=parse_names("slices", self.slices),
+            judged_only=flag("judged_only", self.judged_only),
+            max_depth=depth(self.max_depth),
+            gains=parse_gains(self.gains),
         )
         if not options.run_id:
             raise ConfigError("run-id must not be empty")
         if options.baseline == "":
             raise ConfigError("baseline must name a run, got an empty string")
         return options
+
+    @property
+    def variant(self) -> str:
+        """How the values were computed, beyond the cutoff: the `variant` column of the reports,
+        so that two reports computed differently cannot be mistaken for each other."""
+        return describe_variant(self.gain, self.gains, self.judged_only, self.max_depth)
+
+
+def describe_variant(gain: Gain, gains: GainTable, judged_only: bool, max_depth: int | None) -> str:
+    """'gain=linear', then ';gains=2=3,3=7', ';judged_only', ';max_depth=N' when they are set."""
+    parts = [f"gain={gain}"]
+    if gains:
+        parts.append(f"gains={format_gains(gains)}")
+    if judged_only:
+        parts.append("judged_only")
+    if max_depth is not None:
+        parts.append(f"max_depth={max_depth}")
+    return ";".join(parts)

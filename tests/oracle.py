@@ -7,8 +7,12 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
 
-def gain(relevance: int, kind: str) -> float:
-    if relevance <= 0:
+def gain(relevance: int, kind: str, table: dict[int, float] | None = None) -> float:
+    if relevance < 0:
+        return 0.0
+    if table and relevance in table:
+        return table[relevance]
+    if relevance == 0:
         return 0.0
     return float(relevance) if kind == "linear" else 2.0**relevance - 1.0
 
@@ -24,8 +28,13 @@ def ndcg(
     ks: Sequence[int],
     kind: str = "linear",
     complete: bool = False,
+    table: dict[int, float] | None = None,
+    judged_only: bool = False,
+    max_depth: int | None = None,
 ) -> dict[tuple[str, str, int | None], float]:
-    """(run, query, k) -> NDCG; k None is the uncut ndcg. results are (run, query, doc, score)."""
+    """(run, query, k) -> NDCG; k None is the uncut ndcg. results are (run, query, doc, score).
+    table: a gain per grade; judged_only: drop unjudged and negatively graded documents from the
+    ranked list (after the max_depth cut), as trec_eval -J does."""
     labels: dict[str, dict[str, int]] = defaultdict(dict)
     for query, doc, relevance in judgments:
         labels[query][doc] = relevance
@@ -38,8 +47,12 @@ def ndcg(
         for query in queries:
             # score descending, then doc_id descending in byte order
             ranked = sorted(by_query.get(query, []), key=lambda sd: (sd[0], sd[1].encode()), reverse=True)
-            gains = [gain(labels[query].get(doc, 0), kind) for _, doc in ranked]
-            ideal = sorted((gain(rel, kind) for rel in labels[query].values()), reverse=True)
+            ranked = ranked[:max_depth] if max_depth is not None else ranked
+            if judged_only:
+                ranked = [(score, doc) for score, doc in ranked if labels[query].get(doc, -1) >= 0]
+            # An unjudged document gains 0, whatever a table gives grade 0.
+            gains = [gain(labels[query][doc], kind, table) if doc in labels[query] else 0.0 for _, doc in ranked]
+            ideal = sorted((gain(rel, kind, table) for rel in labels[query].values()), reverse=True)
             for k in [*ks, None]:
                 best = dcg(ideal, k)
                 values[(run, query, k)] = dcg(gains, k) / best if best > 0 else 0.0

@@ -9,7 +9,8 @@ costs no extra scan of the inputs.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import reduce
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -63,8 +64,23 @@ class Duplicates:
 
 
 @dataclass(frozen=True)
+class Source:
+    """An input as read, before any check: its frame, the path that names it in messages and,
+    for one of several results inputs, its name (the run name of rows that carry none)."""
+
+    frame: DataFrame
+    path: str
+    name: str | None = None
+
+    @property
+    def described(self) -> str:
+        return self.path if self.name is None else f"{self.name}={self.path}"
+
+
+@dataclass(frozen=True)
 class Input:
-    """One input in canonical columns (all rows, bad ones included), with its row checks."""
+    """One input in canonical columns (all rows, bad ones included), with its row checks. The
+    results of several sources are one Input: their rows carry columns.INPUT, the source's index."""
 
     label: str
     path: str
@@ -72,6 +88,7 @@ class Input:
     located: DataFrame  # frame plus the file each row came from, for error messages only
     checks: tuple[Check, ...]
     duplicates: Duplicates
+    sources: tuple[str, ...] = field(default_factory=tuple)
 
 
 def _column_type(frame: DataFrame, name: str) -> T.DataType:
@@ -154,30 +171,75 @@ def _input(
 
 
 def canonical_inputs(
-    judgments: DataFrame, results: DataFrame, options: Options, paths: tuple[str, str], located: bool
+    judgments: Source, results: Sequence[Source], options: Options, located: bool
 ) -> tuple[Input, Input]:
-    """(judgments, results) in canonical columns; schema problems are refused here. `paths` name
-    each input in messages; `located` says the frames carry Spark's file metadata (read from
-    files), so a failed check can name the file holding the first bad row."""
+    """(judgments, results) in canonical columns; schema problems are refused here. Several
+    results sources become one input, each source's rows tagged with its index (columns.INPUT).
+    `located` says the frames carry Spark's file metadata (read from files), so a failed check
+    can name the file holding the first bad row."""
     names = options.columns
-    judgments_path, results_path = paths
-    require_columns(judgments, JUDGMENTS, judgments_path, [names.query_id, names.doc_id, names.relevance])
+    require_columns(judgments.frame, JUDGMENTS, judgments.path, [names.query_id, names.doc_id, names.relevance])
     required = [names.query_id, names.doc_id, names.score]
     if options.order_by == ORDER_BY_RANK:
         required.append(names.rank)
-    require_columns(results, RESULTS, results_path, required)
+    _distinct_names(results)
+    for source in results:
+        require_columns(source.frame, RESULTS, source.path, required)
     id_types = IdTypes(
         *[
             shared_id_type(
-                _check_id_type(judgments, JUDGMENTS, judgments_path, name),
-                _check_id_type(results, RESULTS, results_path, name),
+                _check_id_type(judgments.frame, JUDGMENTS, judgments.path, name),
+                *[_check_id_type(source.frame, RESULTS, source.path, name) for source in results],
             )
             for name in (names.query_id, names.doc_id)
         ]
     )
-    return (
-        _judgments(judgments, judgments_path, options, id_types, located),
-        _results(results, results_path, options, id_types, located),
+    _known_runs(results, options)
+    several = len(results) > 1
+    retrieved = [
+        _results(source, options, id_types, located, index if several else None) for index, source in enumerate(results)
+    ]
+    return _judgments(judgments.frame, judgments.path, options, id_types, located), _merged(retrieved, results)
+
+
+def _distinct_names(results: Sequence[Source]) -> None:
+    if not results:
+        raise ConfigError("results: at least one input is needed")
+    if len(results) > 1 and any(source.name is None for source in results):
+        raise ConfigError("several results inputs need a name each: NAME=PATH")
+    seen: set[str] = set()
+    for source in results:
+        if source.name is not None and source.name in seen:
+            raise ConfigError(f"results: two inputs are named {source.name!r}; each needs its own name")
+        seen.add(source.name or "")
+
+
+def _known_runs(results: Sequence[Source], options: Options) -> None:
+    """When no results source has a run_id column, every run is known before any row is read:
+    a baseline that names another is refused now."""
+    if options.baseline is None or any(options.columns.run_id in source.frame.columns for source in results):
+        return
+    runs = [source.name or options.run_id for source in results]
+    if options.baseline not in runs:
+        raise ConfigError(f"baseline run {options.baseline!r} is not in the results (runs: {', '.join(runs)})")
+
+
+def _merged(inputs: Sequence[Input], sources: Sequence[Source]) -> Input:
+    """Several results inputs as one: their rows in one frame, each distinct check once."""
+    if len(inputs) == 1:
+        return inputs[0]
+    checks: dict[tuple[str, str], Check] = {}
+    for item in inputs:
+        for check in item.checks:
+            checks.setdefault((check.column, check.problem), check)
+    return Input(
+        label=RESULTS,
+        path=", ".join(source.described for source in sources),
+        frame=reduce(DataFrame.unionByName, [item.frame for item in inputs]),
+        located=reduce(DataFrame.unionByName, [item.located for item in inputs]),
+        checks=tuple(checks.values()),
+        duplicates=inputs[0].duplicates,
+        sources=tuple(source.described for source in sources),
     )
 
 
@@ -223,8 +285,9 @@ def _judgments(raw: DataFrame, path: str, options: Options, id_types: IdTypes, l
     return _input(JUDGMENTS, path, raw, columns, checks, duplicates, located)
 
 
-def _results(raw: DataFrame, path: str, options: Options, id_types: IdTypes, located: bool) -> Input:
-    names = options.columns
+def _results(source: Source, options: Options, id_types: IdTypes, located: bool, index: int | None) -> Input:
+    """One results source in canonical columns; with an index (one of several), tagged INPUT."""
+    raw, path, names = source.frame, source.path, options.columns
     score_type = _column_type(raw, names.score)
     if not isinstance(score_type, T.NumericType):
         raise _wrong_type(RESULTS, path, names.score, score_type, "a number (double)")
@@ -235,10 +298,7 @@ def _results(raw: DataFrame, path: str, options: Options, id_types: IdTypes, loc
         run_id = _id_column(names.run_id, c.RUN_ID, T.StringType())
         checks += _null_checks([(names.run_id, c.RUN_ID)])
     else:
-        run_id = F.lit(options.run_id).alias(c.RUN_ID)
-        # One run, known before any row is read: a baseline that names another is refused now.
-        if options.baseline is not None and options.baseline != options.run_id:
-            raise ConfigError(f"baseline run {options.baseline!r} is not in the results (runs: {options.run_id})")
+        run_id = F.lit(source.name or options.run_id).alias(c.RUN_ID)
     rank = F.lit(None).cast(T.LongType()).alias(c.RANK)
     if options.order_by == ORDER_BY_RANK:
         rank_type = _column_type(raw, names.rank)
@@ -252,6 +312,7 @@ def _results(raw: DataFrame, path: str, options: Options, id_types: IdTypes, loc
         _id_column(names.doc_id, c.DOC_ID, id_types.doc_id),
         F.col(names.score).cast(T.DoubleType()).alias(c.SCORE),
         rank,
+        *([] if index is None else [F.lit(index).alias(c.INPUT)]),
     ]
     # Without a rank column every rank is NULL: sorting by it would cost without deciding anything.
     by_rank = (F.col(c.RANK).asc_nulls_last(),) if options.order_by == ORDER_BY_RANK else ()

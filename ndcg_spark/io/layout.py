@@ -44,6 +44,10 @@ class OutputLayout:
     def page(self) -> str:
         return f"{self.base(REPORT_DIR)}/{self.label}.html"
 
+    def table(self, extension: str) -> str:
+        """The summary as a table to paste, beside the page: DIR/report/DATE.md or .tex."""
+        return f"{self.base(REPORT_DIR)}/{self.label}.{extension}"
+
     @property
     def manifest(self) -> str:
         return f"{self.base(MANIFEST_DIR)}/{self.label}.json"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal, get_args
@@ -25,6 +26,7 @@ from ndcg_spark.options import (
     DuplicateJudgments,
     DuplicateResults,
     Gain,
+    GainTable,
     Options,
     OrderBy,
     choice,
@@ -33,6 +35,7 @@ from ndcg_spark.options import (
 )
 from ndcg_spark.progress import LOG_AUTO, LOG_FORMATS, LogFormat
 from ndcg_spark.publish.lock import DEFAULT_LOCK_STALE_SECONDS, DEFAULT_LOCK_TIMEOUT_SECONDS
+from ndcg_spark.report.tables import TABLE_FORMATS, TABLE_MARKDOWN, TableFormat
 
 MAX_LOCK_SECONDS = 7 * 24 * 3600
 
@@ -40,6 +43,10 @@ Format = Literal["parquet", "trec"]
 FORMAT_PARQUET: Format = "parquet"
 FORMAT_TREC: Format = "trec"
 FORMATS: tuple[Format, ...] = get_args(Format)
+
+# NAME=PATH names a results input when NAME is a plain run name: a path such as
+# /data/date=2026-12-01 or s3://b/x=1 is a path (prefix a relative one with ./).
+_RUN_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 
 
 @dataclass(frozen=True)
@@ -72,12 +79,59 @@ class JobConfig:
     repair: bool = False
     lock_timeout: int = DEFAULT_LOCK_TIMEOUT_SECONDS
     lock_stale_after: int = DEFAULT_LOCK_STALE_SECONDS
+    judged_only: bool = False
+    max_depth: int | None = None
+    gains: GainTable = ()
+    named_results: tuple[tuple[str, str], ...] = ()
+    report_format: TableFormat = TABLE_MARKDOWN
 
     def options(self) -> Options:
         """The evaluation's choices, as the library takes them."""
         return Options(**{item.name: getattr(self, item.name) for item in fields(Options)})
 
+    @property
+    def result_paths(self) -> list[tuple[str | None, str]]:
+        """(name, path) of each results input; the name is None for a single unnamed one."""
+        if self.named_results:
+            return [(name, path) for name, path in self.named_results]
+        return [(None, self.results)]
 
+
+
+
+def parse_results(value: Any) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """--results given once as PATH, or as NAME=PATH once or more; [input] results as a path or
+    a table of name = path. Returns (the unnamed path or "", the named inputs)."""
+    if isinstance(value, str):
+        value = [value]
+    items: list[tuple[str | None, Any]]
+    if isinstance(value, Mapping):
+        items = [(str(name), path) for name, path in value.items()]
+    elif isinstance(value, (list, tuple)) and value:
+        items = [_named(item) for item in value]
+    else:
+        raise ConfigError(f"results must be a path, NAME=PATH, or a table of name = path, got {value!r}")
+    for name, path in items:
+        if not isinstance(path, str) or not path:
+            raise ConfigError(f"results {name or ''} must be a non-empty path, got {path!r}".replace("  ", " "))
+    if len(items) == 1 and items[0][0] is None:
+        return items[0][1], ()
+    named: dict[str, str] = {}
+    for name, path in items:
+        if name is None:
+            raise ConfigError(f"results {path!r}: with several results inputs each is NAME=PATH")
+        if not _RUN_NAME.fullmatch(name):
+            raise ConfigError(f"results name {name!r} must be letters, digits, '_', '.' or '-'")
+        if name in named:
+            raise ConfigError(f"results name {name!r} is given twice; each input needs its own name")
+        named[name] = path
+    return "", tuple(named.items())
+
+
+def _named(item: Any) -> tuple[str | None, Any]:
+    text = str(item)
+    name, sep, path = text.partition("=")
+    return (name, path) if sep and _RUN_NAME.fullmatch(name) else (None, text)
 
 
 def parse_date(value: Any) -> dt.date:
@@ -121,11 +175,15 @@ def settings_from_toml(doc: Mapping[str, Any]) -> dict[str, Any]:
     column_table, spark = _table(doc, "columns"), _table(doc, "spark")
     comparison, slices, logs = _table(doc, "comparison"), _table(doc, "slices"), _table(doc, "logging")
     _known(inputs, "input", ("judgments", "results", "judgments_format", "results_format", "query_metadata"))
-    _known(output, "output", ("path", "trec_eval", "html", "lock_timeout", "lock_stale_after"))
+    _known(output, "output", ("path", "trec_eval", "html", "report_format", "lock_timeout", "lock_stale_after"))
     _known(comparison, "comparison", ("baseline", "permutations", "bootstrap", "seed"))
     _known(slices, "slices", ("columns",))
     _known(logs, "logging", ("format",))
-    _known(evaluation, "evaluation", ("k", "gain", "complete", "run_id", "order_by", "uncut"))
+    _known(
+        evaluation,
+        "evaluation",
+        ("k", "gain", "complete", "run_id", "order_by", "uncut", "judged_only", "max_depth", "gains"),
+    )
     _known(validation, "validation", ("duplicate_results", "duplicate_judgments"))
     _known(column_table, "columns", [f.name for f in fields(ColumnNames)])
     settings: dict[str, Any] = dict(inputs)
@@ -135,7 +193,7 @@ def settings_from_toml(doc: Mapping[str, Any]) -> dict[str, Any]:
         settings["trec_eval_report"] = output["trec_eval"]
     if "html" in output:
         settings["html_report"] = output["html"]
-    settings.update({key: output[key] for key in ("lock_timeout", "lock_stale_after") if key in output})
+    settings.update({key: output[key] for key in ("report_format", "lock_timeout", "lock_stale_after") if key in output})
     settings.update(comparison)
     if "columns" in slices:
         settings["slices"] = slices["columns"]
@@ -166,8 +224,9 @@ def build_config(settings: Mapping[str, Any]) -> JobConfig:
     repair = flag("repair", settings.get("repair", False))
     for required in ("output",) if repair else ("judgments", "results", "output"):
         value = settings.get(required)
-        if not isinstance(value, str) or not value:
+        if not value or (required != "results" and not isinstance(value, str)):
             raise ConfigError(f"{required} path is required (flag --{required} or the config file)")
+    results, named_results = parse_results(settings["results"]) if settings.get("results") else ("", ())
     options = Options(
         ks=settings.get("ks", DEFAULT_KS),
         gain=settings.get("gain", GAIN_LINEAR),
@@ -183,10 +242,14 @@ def build_config(settings: Mapping[str, Any]) -> JobConfig:
         bootstrap=settings.get("bootstrap", DEFAULT_BOOTSTRAP),
         seed=settings.get("seed", DEFAULT_SEED),
         slices=settings.get("slices", ()),
+        judged_only=settings.get("judged_only", False),
+        max_depth=settings.get("max_depth"),
+        gains=settings.get("gains", ()),
     ).validated()
     config = JobConfig(
         judgments=settings.get("judgments") or "",
-        results=settings.get("results") or "",
+        results=results,
+        named_results=named_results,
         output=settings["output"],
         **{item.name: getattr(options, item.name) for item in fields(Options)},
         spark_conf=dict(settings.get("spark_conf", {})),
@@ -194,6 +257,7 @@ def build_config(settings: Mapping[str, Any]) -> JobConfig:
         results_format=choice("results-format", settings.get("results_format", FORMAT_PARQUET), FORMATS),
         trec_eval_report=flag("trec_eval", settings.get("trec_eval_report", False)),
         html_report=flag("html", settings.get("html_report", True)),
+        report_format=choice("report-format", settings.get("report_format", TABLE_MARKDOWN), TABLE_FORMATS),
         query_metadata=settings.get("query_metadata") or None,
         repair=repair,
         lock_timeout=count("lock_timeout", settings.get("lock_timeout", DEFAULT_LOCK_TIMEOUT_SECONDS), 0, MAX_LOCK_SECONDS),
@@ -204,6 +268,8 @@ def build_config(settings: Mapping[str, Any]) -> JobConfig:
     )
     if config.query_metadata is not None and not config.slices:
         raise ConfigError("query_metadata is given but no slice columns: set [slices] columns or --slices")
+    if config.slices and config.query_metadata is None and len(config.named_results) > 1:
+        raise ConfigError("slices of several results inputs need --query-metadata")
     if settings.get("eval_date") is not None:
         config = replace(config, eval_date=parse_date(settings["eval_date"]))
     return config
@@ -215,10 +281,22 @@ def argument_parser() -> argparse.ArgumentParser:
         description="Compute NDCG@k per query and per run from Parquet judgments and results.",
     )
     parser.add_argument("--judgments", help="Parquet judgments: query_id, doc_id, relevance")
-    parser.add_argument("--results", help="Parquet results: query_id, doc_id, score[, run_id][, rank]")
+    parser.add_argument(
+        "--results",
+        action="append",
+        help="Parquet results: query_id, doc_id, score[, run_id][, rank]; NAME=PATH, repeated, for one input per run",
+    )
     parser.add_argument("--output", help="output folder; per_query/ and summary/ are written in it")
     parser.add_argument("--k", dest="ks", help="cutoffs, comma-separated (default 5,10,20)")
     parser.add_argument("--gain", choices=GAINS, help="linear (trec_eval) or exponential 2^rel-1")
+    parser.add_argument("--gains", help="a gain per grade, e.g. 0=0,1=1,2=3,3=7; other grades keep --gain's")
+    parser.add_argument(
+        "--judged-only",
+        action="store_const",
+        const=True,
+        help="drop unjudged documents (and those graded < 0) before ranking (trec_eval -J)",
+    )
+    parser.add_argument("--max-depth", help="cut every ranked list after N documents (trec_eval -M)")
     parser.add_argument(
         "--complete",
         action="store_const",
@@ -244,6 +322,11 @@ def argument_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--no-html-report", dest="html_report", action="store_const", const=False, help="skip DIR/report/*.html"
+    )
+    parser.add_argument(
+        "--report-format",
+        choices=TABLE_FORMATS,
+        help="the table written beside the HTML page: DIR/report/DATE.md (default) or .tex",
     )
     parser.add_argument("--log-format", choices=LOG_FORMATS, help="auto: text on a terminal, else JSON lines")
     parser.add_argument(
@@ -289,6 +372,10 @@ def parse_args(argv: Sequence[str]) -> JobConfig:
         "repair": args.repair,
         "lock_timeout": args.lock_timeout,
         "lock_stale_after": args.lock_stale_after,
+        "gains": args.gains,
+        "judged_only": args.judged_only,
+        "max_depth": args.max_depth,
+        "report_format": args.report_format,
     }
     settings.update({key: value for key, value in overrides.items() if value is not None})
     return build_config(settings)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pyspark.sql import DataFrame, SparkSession
 
-from ndcg_spark.checks.inputs import JUDGMENTS, RESULTS, Input, canonical_inputs
+from ndcg_spark.checks.inputs import JUDGMENTS, RESULTS, Input, Source, canonical_inputs
 from ndcg_spark.errors import ConfigError
 from ndcg_spark.io.parquet import read_parquet
 from ndcg_spark.io.trec import QRELS, RUN, Layout, read_trec
@@ -20,10 +20,14 @@ def read_input(spark: SparkSession, path: str, label: str, fmt: str, layout: Lay
 
 
 def read_inputs(spark: SparkSession, config: JobConfig) -> tuple[Input, Input]:
-    """(judgments, results) in canonical columns; schema problems are refused here."""
+    """(judgments, results) in canonical columns; schema problems are refused here. Several
+    results inputs are read each on its own and checked and scored as one."""
     judgments = read_input(spark, config.judgments, JUDGMENTS, config.judgments_format, QRELS, config)
-    results = read_input(spark, config.results, RESULTS, config.results_format, RUN, config)
-    return canonical_inputs(judgments, results, config.options(), (config.judgments, config.results), located=True)
+    results = [
+        Source(read_input(spark, path, RESULTS, config.results_format, RUN, config), path, name)
+        for name, path in config.result_paths
+    ]
+    return canonical_inputs(Source(judgments, config.judgments), results, config.options(), located=True)
 
 
 def read_slices(spark: SparkSession, config: JobConfig) -> SliceSource | None:
@@ -36,6 +40,6 @@ def read_slices(spark: SparkSession, config: JobConfig) -> SliceSource | None:
     elif config.results_format == FORMAT_TREC:
         raise ConfigError("slices need --query-metadata when the results are a TREC run file (it has no such columns)")
     else:
-        label, path = RESULTS, config.results
+        label, path = RESULTS, config.result_paths[0][1]
     frame = read_parquet(spark, path, label)
     return slice_source(label, path, frame, config.columns.query_id, config.slices)

@@ -18,12 +18,15 @@ from ndcg_spark.job.config import JobConfig
 from ndcg_spark.job.inputs import read_inputs, read_slices
 from ndcg_spark.job.session import session_conf
 from ndcg_spark.publish import manifest
-from ndcg_spark.publish.atomic import stage_all, stage_page
+from ndcg_spark.publish.atomic import stage_all, stage_file, stage_page
 from ndcg_spark.publish.commit import Commit, commit, recover
 from ndcg_spark.publish.datasets import report_datasets
 from ndcg_spark.publish.lock import publication_lock
+from ndcg_spark.report import tables
 from ndcg_spark.report.console import format_report, judged_warnings
 from ndcg_spark.report.data import gather
+
+REPORT_TABLE = "report_table"
 
 PAIRS_DIR = "pairs"
 
@@ -34,6 +37,25 @@ def build_session(config: JobConfig, interactive: bool) -> SparkSession:
     for key, value in session_conf(config, interactive).items():
         builder = builder.config(key, value)
     return builder.getOrCreate()
+
+
+def _input_paths(config: JobConfig) -> dict[str, str]:
+    """The manifest's inputs: judgments, and results (results:NAME for each of several)."""
+    paths = {"judgments": config.judgments}
+    results = config.result_paths
+    if len(results) == 1:
+        paths["results"] = results[0][1]
+    else:
+        paths.update({f"results:{name}": path for name, path in results})
+    return paths
+
+
+def _settings(config: JobConfig) -> dict[str, object]:
+    """The configuration as the manifest records it: the gains as a table of grade to gain."""
+    settings = dataclasses.asdict(config)
+    settings["gains"] = {str(grade): gain for grade, gain in config.gains}
+    settings["named_results"] = dict(config.named_results)
+    return settings
 
 
 def evaluate_paths(spark: SparkSession, config: JobConfig, staging: Staging) -> tuple[DataFrame, Evaluation]:
@@ -109,12 +131,16 @@ def run(config: JobConfig, interactive: bool, renderer: ModuleType | None) -> No
             moves = stage_all(spark, staging, layout, datasets)
             if page is not None:
                 moves.append(stage_page(staging, layout, page))
+            table = tables.render(evaluation, layout.label, config.report_format)
+            moves.append(
+                stage_file(staging, REPORT_TABLE, table, layout.table(tables.EXTENSIONS[config.report_format]))
+            )
             published = [move.published for move in moves]
             record = manifest.build(
                 spark,
                 layout,
-                {"judgments": config.judgments, "results": config.results},
-                dataclasses.asdict(config),
+                _input_paths(config),
+                _settings(config),
                 evaluation,
                 published,
                 started,

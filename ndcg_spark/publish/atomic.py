@@ -98,11 +98,17 @@ def stage_all(spark: SparkSession, staging: Staging, layout: OutputLayout, datas
     ]
 
 
+def stage_file(staging: Staging, name: str, text: str, target: str) -> Move:
+    """A report file (the HTML page, the table), staged like the datasets, for the same move
+    into place; its folder (report/) holds every date's files."""
+    source = staging.path(f"{_STAGED_REPORT}/{name}.{target.rsplit('.', 1)[1]}")
+    staging.fs.write_text(source, text)
+    return Move(name, source, target, 1, folder_owned=False)
+
+
 def stage_page(staging: Staging, layout: OutputLayout, page: str) -> Move:
-    """The HTML report, staged like the datasets, for the same move into place."""
-    source = staging.path(f"{_STAGED_REPORT}/{REPORT_DIR}.html")
-    staging.fs.write_text(source, page)
-    return Move(REPORT_DIR, source, layout.page, 1, folder_owned=False)
+    """The HTML report."""
+    return stage_file(staging, REPORT_DIR, page, layout.page)
 
 
 def place(fs: FileSystem, move: Move) -> None:

@@ -27,7 +27,7 @@ def _iso(millis: int) -> str:
     return dt.datetime.fromtimestamp(millis / 1000, tz=dt.timezone.utc).isoformat()
 
 
-def _input(spark: SparkSession, path: str, rows: int) -> dict[str, Any]:
+def _input(spark: SparkSession, path: str, rows: int | None) -> dict[str, Any]:
     files = FileSystem(spark, path).files(path)
     return {
         "path": path,
@@ -47,14 +47,15 @@ def build(
     started: dt.datetime,
     finished: dt.datetime,
 ) -> dict[str, Any]:
-    """The manifest of a published report: `inputs` maps judgments and results to their paths,
-    `settings` is the job's configuration as it ran."""
+    """The manifest of a published report: `inputs` maps judgments and results to their paths
+    (several results inputs as results:NAME, whose rows are counted together only, in
+    counts.result_rows), `settings` is the job's configuration as it ran."""
     rows = {"judgments": evaluation.judgment_rows, "results": evaluation.result_rows}
     return {
         "eval_date": None if layout.eval_date is None else layout.eval_date.isoformat(),
         "started": started.isoformat(),
         "finished": finished.isoformat(),
-        "inputs": {label: _input(spark, path, rows[label]) for label, path in inputs.items()},
+        "inputs": {label: _input(spark, path, rows.get(label)) for label, path in inputs.items()},
         "config": json.loads(json.dumps(settings, default=str)),
         "versions": {
             "ndcg_spark": __version__,
@@ -63,6 +64,7 @@ def build(
         },
         "counts": {
             "judged_queries": evaluation.judged_queries,
+            "result_rows": evaluation.result_rows,
             "runs": [dataclasses.asdict(run) for run in evaluation.runs],
             "duplicate_judgments_dropped": evaluation.duplicate_judgments_dropped,
             "duplicate_results_dropped": evaluation.duplicate_results_dropped,

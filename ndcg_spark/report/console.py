@@ -139,12 +139,27 @@ def format_table(evaluation: Evaluation) -> str:
         + (" (scored 0, --complete)" if evaluation.complete else " (not scored; --complete scores them 0)")
         + "; skipped = retrieved but never judged (not scored)",
     ]
+    variants = sorted({row[c.VARIANT] for row in evaluation.summary})
+    if variants:
+        notes.append(f"scored with {', '.join(variants)}" + _variant_notes(variants[0]))
     if evaluation.duplicate_judgments_dropped:
         notes.append(f"lenient: dropped {evaluation.duplicate_judgments_dropped} duplicate judgment rows")
     if evaluation.duplicate_results_dropped:
         notes.append(f"lenient: dropped {evaluation.duplicate_results_dropped} duplicate result rows")
     notes += [f"warning: {text}" for text in judged_warnings(evaluation)]
     return "\n".join([*table, "", *notes])
+
+
+def _variant_notes(variant: str) -> str:
+    """What a reader needs to read the variant's numbers right."""
+    notes = []
+    if "gains=" in variant:
+        notes.append("grades not in gains keep the gain's value")
+    if "judged_only" in variant:
+        notes.append("judged_only: unjudged documents removed before ranking, so judged@k is 1")
+    if "max_depth=" in variant:
+        notes.append("max_depth: each list cut after that many documents")
+    return "".join(f"; {note}" for note in notes)
 
 
 def judged_warnings(evaluation: Evaluation) -> list[str]:

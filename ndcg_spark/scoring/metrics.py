@@ -12,7 +12,7 @@ row) travel on.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from pyspark.sql import Column, DataFrame, Observation, Window, WindowSpec
 from pyspark.sql import functions as F
@@ -20,23 +20,47 @@ from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
 from ndcg_spark.frames import copartition, indicator
-from ndcg_spark.options import GAIN_EXPONENTIAL, GAIN_LINEAR, ORDER_BY_RANK, ORDER_BY_SCORE, Gain, OrderBy
+from ndcg_spark.options import (
+    GAIN_EXPONENTIAL,
+    GAIN_LINEAR,
+    ORDER_BY_RANK,
+    ORDER_BY_SCORE,
+    Gain,
+    GainTable,
+    OrderBy,
+    describe_variant,
+)
 
 # Running sums of the ranked list and of the ideal list.
 CUM_JUDGED = "cum_judged"
 CUM_RELEVANT = "cum_relevant"
 LIST_LENGTH = "list_length"
+# With judged_only: the row is a judged document graded >= 0, the ones trec_eval -J keeps.
+USABLE = "_usable"
+# The row's number in the whole ordered list, before judged_only condenses it.
+ORDINAL = "_ordinal"
+# With several result inputs (rows carry columns.INPUT): per (run, query) the lowest and highest
+# index among its rows; they differ when two inputs name a run alike.
+FIRST_INPUT = "_first_input"
+LAST_INPUT = "_last_input"
 
 
-def gain(relevance: Column, kind: Gain) -> Column:
-    """Relevance <= 0 (non-relevant, or trec_eval's judged-but-unusable negatives) gains 0."""
+def gain(relevance: Column, kind: Gain, table: GainTable = ()) -> Column:
+    """Relevance <= 0 (non-relevant, or trec_eval's judged-but-unusable negatives) gains 0; a
+    grade in `table` gains what the table says (grade 0 included), any other grade the kind's."""
     if kind == GAIN_LINEAR:
         value = relevance.cast(T.DoubleType())
     elif kind == GAIN_EXPONENTIAL:
         value = F.pow(F.lit(2.0), relevance.cast(T.DoubleType())) - F.lit(1.0)
     else:
         raise ValueError(f"unknown gain {kind!r}")
-    return F.when(relevance > 0, value).otherwise(F.lit(0.0))
+    default = F.when(relevance > 0, value).otherwise(F.lit(0.0))
+    if not table:
+        return default
+    custom = F.when(relevance < 0, F.lit(0.0))
+    for grade, grade_gain in table:
+        custom = custom.when(relevance == F.lit(float(grade)), F.lit(float(grade_gain)))
+    return custom.otherwise(default)
 
 
 def discounted(gain_value: Column, position: Column) -> Column:
@@ -83,6 +107,10 @@ def with_running_dcg(
     running: str,
     ks: Sequence[int],
     judged: Column | None = None,
+    *,
+    kept: Column | None = None,
+    max_depth: int | None = None,
+    whole: Mapping[str, Column] | None = None,
 ) -> DataFrame:
     """The rows some cutoff reads (see at_cutoffs) with their position in the (total) order, the
     DCG of the list down to them, the running counts of relevant (and judged) rows, and the
@@ -90,14 +118,41 @@ def with_running_dcg(
 
     Two windows over one sort: the first numbers every row; only rows that can change a running
     value (gain > 0, or judged) or that a cutoff reads go on to the second, which sums in rank
-    order. Rows left out add 0 to every sum, so the sums are those of the whole list."""
+    order. Rows left out add 0 to every sum, so the sums are those of the whole list.
+
+    max_depth cuts the list after its first max_depth rows (trec_eval -M); then `kept`, when
+    given, condenses it to the rows it holds for (trec_eval -J): positions count only those,
+    and a list that keeps none is one row at position 0, so that it is still scored (0).
+    `whole` names aggregates to take over the whole list, before any cut."""
     spec = Window.partitionBy(*partition).orderBy(*order)
-    numbered = frame.withColumns(
-        {position: F.row_number().over(spec), LIST_LENGTH: F.count(F.lit(1)).over(_whole(spec))}
-    )
+    over_whole = {name: aggregate.over(_whole(spec)) for name, aggregate in (whole or {}).items()}
+    if kept is None:
+        numbered = frame.withColumns(
+            {position: F.row_number().over(spec), LIST_LENGTH: F.count(F.lit(1)).over(_whole(spec)), **over_whole}
+        )
+        if max_depth is not None:
+            numbered = numbered.filter(F.col(position) <= max_depth).withColumn(
+                LIST_LENGTH, F.least(F.col(LIST_LENGTH), F.lit(max_depth))
+            )
+        term = discounted(F.col(c.GAIN), F.col(position))
+    else:
+        numbered = frame.withColumns({ORDINAL: F.row_number().over(spec), **over_whole})
+        if max_depth is not None:
+            numbered = numbered.filter(F.col(ORDINAL) <= max_depth)
+        numbered = (
+            numbered.withColumns(
+                {
+                    position: F.sum(indicator(kept)).over(_running(spec)).cast(T.IntegerType()),
+                    LIST_LENGTH: F.sum(indicator(kept)).over(_whole(spec)).cast(T.IntegerType()),
+                }
+            )
+            .filter(kept | ((F.col(LIST_LENGTH) == 0) & (F.col(ORDINAL) == 1)))
+            .drop(ORDINAL)
+        )
+        term = F.when(F.col(position) > 0, discounted(F.col(c.GAIN), F.col(position))).otherwise(F.lit(0.0))
     counted = F.col(c.GAIN) > 0 if judged is None else judged | (F.col(c.GAIN) > 0)
     sums = {
-        running: F.sum(discounted(F.col(c.GAIN), F.col(position))).over(_running(spec)),
+        running: F.sum(term).over(_running(spec)),
         CUM_RELEVANT: F.sum(indicator(F.col(c.GAIN) > 0)).over(_running(spec)),
     }
     if judged is not None:
@@ -124,24 +179,41 @@ def cutoff_ks(ks: Sequence[int], uncut: bool) -> list[int | None]:
     return [*ks, *([None] if uncut else [])]
 
 
-def judged_gains(judgments: DataFrame, gain_kind: Gain) -> DataFrame:
+def judged_gains(
+    judgments: DataFrame, gain_kind: Gain, table: GainTable = (), judged_only: bool = False
+) -> DataFrame:
     """Both uses of the judgments (the join, the ideal DCG) must see the same plan, so that
     Spark reads and shuffles them once; the explicit non-null filter (ids are validated
     non-null) equals the one Spark would infer for the join only."""
+    usable = [(F.col(c.RELEVANCE) >= 0).alias(USABLE)] if judged_only else []
     return judgments.filter(F.col(c.QUERY_ID).isNotNull() & F.col(c.DOC_ID).isNotNull()).select(
-        c.QUERY_ID, c.DOC_ID, gain(F.col(c.RELEVANCE), gain_kind).alias(c.GAIN)
+        c.QUERY_ID, c.DOC_ID, gain(F.col(c.RELEVANCE), gain_kind, table).alias(c.GAIN), *usable
     )
 
 
-def ranked_dcg(results: DataFrame, gains: DataFrame, order_by: OrderBy, ks: Sequence[int]) -> DataFrame:
-    """The rows of each ranked list at the cutoff positions, with the running DCG and counts."""
+def ranked_dcg(
+    results: DataFrame,
+    gains: DataFrame,
+    order_by: OrderBy,
+    ks: Sequence[int],
+    *,
+    judged_only: bool = False,
+    max_depth: int | None = None,
+    inputs: bool = False,
+) -> DataFrame:
+    """The rows of each ranked list at the cutoff positions, with the running DCG and counts.
+
+    judged_only drops unjudged documents and those graded below 0 before positions are counted
+    (trec_eval -J; such a list's judged@k is 1). max_depth cuts each list first (trec_eval -M).
+    inputs: the results carry columns.INPUT, the index of the input each row came from."""
     # A merge join: both sides arrive sorted by (query_id, doc_id, ...) from their copies'
     # windows. Measured warm at 10M rows, a shuffled hash join cost as much as this join with
     # its sorts, and finding copies by a hash aggregation instead of those windows cost more
     # than the sort (see docs/performance.md). Only what the ranking needs travels on through
     # its sort (doc_id only as its tie-break string).
+    usable = [USABLE] if judged_only else []
     labelled = results.join(
-        gains.select(c.QUERY_ID, c.DOC_ID, c.GAIN, F.lit(True).alias(c.IS_JUDGED)).hint("merge"),
+        gains.select(c.QUERY_ID, c.DOC_ID, c.GAIN, F.lit(True).alias(c.IS_JUDGED), *usable).hint("merge"),
         on=[c.QUERY_ID, c.DOC_ID],
         how="left",
     ).select(
@@ -152,7 +224,11 @@ def ranked_dcg(results: DataFrame, gains: DataFrame, order_by: OrderBy, ks: Sequ
         tie_break(),
         F.coalesce(F.col(c.GAIN), F.lit(0.0)).alias(c.GAIN),
         F.coalesce(F.col(c.IS_JUDGED), F.lit(False)).alias(c.IS_JUDGED),
+        *[F.coalesce(F.col(USABLE), F.lit(False)).alias(USABLE)] if judged_only else [],
+        *[c.INPUT] if inputs else [],
     )
+    judged = F.col(USABLE) if judged_only else F.col(c.IS_JUDGED)
+    spread = {FIRST_INPUT: F.min(c.INPUT), LAST_INPUT: F.max(c.INPUT)} if inputs else {}
     ranked = with_running_dcg(
         labelled,
         [c.QUERY_ID, c.RUN_ID],
@@ -160,16 +236,21 @@ def ranked_dcg(results: DataFrame, gains: DataFrame, order_by: OrderBy, ks: Sequ
         c.POSITION,
         c.CUM_DCG,
         ks,
-        judged=F.col(c.IS_JUDGED),
+        judged=judged,
+        kept=judged if judged_only else None,
+        max_depth=max_depth,
+        whole=spread,
     )
     return ranked.select(
-        c.RUN_ID, c.QUERY_ID, c.POSITION, c.CUM_DCG, CUM_JUDGED, CUM_RELEVANT
+        c.RUN_ID, c.QUERY_ID, c.POSITION, c.CUM_DCG, CUM_JUDGED, CUM_RELEVANT, *spread
     )
 
 
 def dcg_per_query(ranked: DataFrame, ks: Sequence[int], uncut: bool) -> DataFrame:
     """One row per (run, query): DCG and counts at every cutoff, all k in one aggregation."""
     aggregates = [F.max(c.POSITION).cast(T.LongType()).alias(c.NUM_RETRIEVED)]
+    if FIRST_INPUT in ranked.columns:
+        aggregates += [F.min(FIRST_INPUT).alias(FIRST_INPUT), F.max(LAST_INPUT).alias(LAST_INPUT)]
     for k in cutoff_ks(ks, uncut):
         aggregates += [
             _at_cutoff(c.CUM_DCG, c.POSITION, k).alias(c.at_cutoff(c.DCG, k)),
@@ -222,6 +303,10 @@ def query_pairs(
     uncut: bool = True,
     judged_queries: Observation | None = None,
     ideal_judgments: DataFrame | None = None,
+    gains: GainTable = (),
+    judged_only: bool = False,
+    max_depth: int | None = None,
+    inputs: bool = False,
 ) -> DataFrame:
     """The one pass over the data: a row per (run, query) retrieved, with its DCGs, and per judged
     query its ideal DCGs; a retrieved query nobody judged has NULL ideal columns, a judged query
@@ -230,10 +315,15 @@ def query_pairs(
     judged_queries, when given, counts the judged queries (metric JUDGED_QUERIES) on the way:
     the ideal side has one row each, so no later query has to count them. ideal_judgments, when
     given, are the judgments the ideal side reads instead: the same exchange before the copies
-    window, when a run with copies is refused anyway and one copies check is enough."""
-    gains = judged_gains(judgments, gain_kind)
-    dcg = ranked_dcg(results, gains, order_by, ks).transform(lambda df: dcg_per_query(df, ks, uncut))
-    ideal_gains = gains if ideal_judgments is None else judged_gains(ideal_judgments, gain_kind)
+    window, when a run with copies is refused anyway and one copies check is enough.
+
+    gains, judged_only, max_depth: see gain and ranked_dcg. inputs: the results carry columns.INPUT, and
+    each row gets the lowest and highest input index of its list (FIRST_INPUT, LAST_INPUT)."""
+    labelled = judged_gains(judgments, gain_kind, gains, judged_only)
+    dcg = ranked_dcg(
+        results, labelled, order_by, ks, judged_only=judged_only, max_depth=max_depth, inputs=inputs
+    ).transform(lambda df: dcg_per_query(df, ks, uncut))
+    ideal_gains = labelled if ideal_judgments is None else judged_gains(ideal_judgments, gain_kind, gains)
     ideal = ideal_dcg_per_query(ideal_gains, ks, uncut)
     if judged_queries is not None:
         ideal = ideal.observe(judged_queries, F.count(F.lit(1)).alias(JUDGED_QUERIES))
@@ -296,11 +386,13 @@ PER_QUERY_COLUMNS = (
     c.NUM_RELEVANT,
     c.NUM_RELEVANT_RETRIEVED,
     c.JUDGED_AT_K,
+    c.VARIANT,
 )
 
 
-def per_query_rows(pairs: DataFrame, ks: Sequence[int], uncut: bool) -> DataFrame:
-    """Long format: one row per (run, query, cutoff); the uncut row has measure 'ndcg', k NULL."""
+def per_query_rows(pairs: DataFrame, ks: Sequence[int], uncut: bool, variant: str) -> DataFrame:
+    """Long format: one row per (run, query, cutoff); the uncut row has measure 'ndcg', k NULL.
+    `variant` (Options.variant) says how the values were computed."""
     cutoffs = F.array(*[_cutoff_struct(k) for k in cutoff_ks(ks, uncut)])
     return (
         pairs.select(
@@ -316,6 +408,7 @@ def per_query_rows(pairs: DataFrame, ks: Sequence[int], uncut: bool) -> DataFram
             c.NDCG,
             F.when(F.col(c.IDCG) > 0, F.col(c.DCG) / F.col(c.IDCG)).otherwise(F.lit(0.0)),
         )
+        .withColumn(c.VARIANT, F.lit(variant))
         .select(*PER_QUERY_COLUMNS)
     )
 
@@ -329,6 +422,9 @@ def ndcg_per_query(
     complete: bool = False,
     order_by: OrderBy = ORDER_BY_SCORE,
     uncut: bool = True,
+    gains: GainTable = (),
+    judged_only: bool = False,
+    max_depth: int | None = None,
 ) -> DataFrame:
     """Canonical, duplicate-free results and judgments -> the per-query report, in one plan."""
     pairs = query_pairs(
@@ -338,13 +434,17 @@ def ndcg_per_query(
         gain_kind=gain_kind,
         order_by=order_by,
         uncut=uncut,
+        gains=gains,
+        judged_only=judged_only,
+        max_depth=max_depth,
     )
+    variant = describe_variant(gain_kind, gains, judged_only, max_depth)
     return evaluated_pairs(pairs, ks, uncut, complete).transform(
-        lambda df: per_query_rows(df, ks, uncut)
+        lambda df: per_query_rows(df, ks, uncut, variant)
     )
 
 
-SUMMARY_COLUMNS = (c.RUN_ID, c.MEASURE, c.K, c.NDCG, c.NUM_QUERIES, c.JUDGED_AT_K)
+SUMMARY_COLUMNS = (c.RUN_ID, c.MEASURE, c.K, c.NDCG, c.NUM_QUERIES, c.JUDGED_AT_K, c.VARIANT)
 
 # Values in [0, 1] summed as decimals with 24 places: integer arithmetic, so the sum is the
 # same whatever order Spark adds them in (a double sum is not), and 24 places lie far below
@@ -367,7 +467,7 @@ def exact_mean(value: Column) -> Column:
 def summarize(per_query: DataFrame) -> DataFrame:
     """Plain mean over the evaluated queries, per (run, cutoff)."""
     return (
-        per_query.groupBy(c.RUN_ID, c.MEASURE, c.K)
+        per_query.groupBy(c.RUN_ID, c.MEASURE, c.K, c.VARIANT)
         .agg(
             exact_mean(F.col(c.NDCG)).alias(c.NDCG),
             F.count(F.lit(1)).alias(c.NUM_QUERIES),
@@ -382,13 +482,16 @@ RETRIEVED_JUDGED = "retrieved_judged"
 
 
 def counts_per_run(pairs: DataFrame) -> DataFrame:
-    """Per run: queries retrieved, and of those the judged ones (the rest are skipped)."""
+    """Per run: queries retrieved, and of those the judged ones (the rest are skipped); with
+    several result inputs, the lowest and highest index of the inputs the run came from."""
+    spread = [name for name in (FIRST_INPUT, LAST_INPUT) if name in pairs.columns]
     return (
         pairs.filter(is_retrieved(pairs))
         .groupBy(c.RUN_ID)
         .agg(
             F.count(F.lit(1)).alias(RETRIEVED),
             F.sum(indicator(is_judged(pairs))).cast(T.LongType()).alias(RETRIEVED_JUDGED),
+            *[F.min(FIRST_INPUT).alias(FIRST_INPUT), F.max(LAST_INPUT).alias(LAST_INPUT)] if spread else [],
         )
-        .select(c.RUN_ID, RETRIEVED, RETRIEVED_JUDGED)
+        .select(c.RUN_ID, RETRIEVED, RETRIEVED_JUDGED, *spread)
     )

@@ -90,3 +90,56 @@ def test_workflow_keys_from_file_and_flags(tmp_path: Path) -> None:
     defaults = parse_args(REQUIRED)
     assert defaults.html_report and defaults.baseline is None and defaults.slices == ()
     assert parse_args([*REQUIRED, "--no-html-report", "--slices", "a, b"]).slices == ("a", "b")
+
+
+def test_variant_flags_and_keys(tmp_path: Path) -> None:
+    config = parse_args([*REQUIRED, "--judged-only", "--max-depth", "100", "--gains", "0=0, 1=1, 2=3, 3=7.5"])
+    assert config.judged_only and config.max_depth == 100
+    assert config.gains == ((0, 0.0), (1, 1.0), (2, 3.0), (3, 7.5))
+    assert config.options().variant == "gain=linear;gains=0=0,1=1,2=3,3=7.5;judged_only;max_depth=100"
+    path = tmp_path / "c.toml"
+    path.write_text('[evaluation]\njudged_only = true\nmax_depth = 50\ngains = {2 = 3, 3 = 7}\ngain = "exponential"\n'
+                    '[output]\nreport_format = "latex"\n')
+    config = parse_args([*REQUIRED, "--config", str(path)])
+    assert (config.judged_only, config.max_depth, config.gains) == (True, 50, ((2, 3.0), (3, 7.0)))
+    assert (config.gain, config.report_format) == ("exponential", "latex")
+    defaults = parse_args(REQUIRED)
+    assert (defaults.judged_only, defaults.max_depth, defaults.gains, defaults.report_format) == (
+        False, None, (), "markdown")
+    assert defaults.options().variant == "gain=linear"
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--max-depth", "0"], "max_depth must be a whole number from 1"),
+        (["--max-depth", "ten"], "max_depth must be a whole number"),
+        (["--gains", "2=three"], "gains entry '2=three': the gain must be a finite number >= 0"),
+        (["--gains=-1=1"], "gains entry '-1=1': negative grades always gain 0"),
+        (["--gains", "a=1"], "gains entry 'a=1': grade 'a' is not a whole number"),
+        (["--gains", "1=1,1=2"], "gains entry '1=2': grade 1 is given more than once"),
+    ],
+)
+def test_bad_variant_flags(flags: list[str], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        parse_args([*REQUIRED, *flags])
+
+
+def test_several_named_results() -> None:
+    base = ["--judgments", "j", "--output", "o"]
+    config = parse_args([*base, "--results", "bm25=/data/bm25", "--results", "dense=s3://b/dense/date=1"])
+    assert config.named_results == (("bm25", "/data/bm25"), ("dense", "s3://b/dense/date=1"))
+    assert config.result_paths == [("bm25", "/data/bm25"), ("dense", "s3://b/dense/date=1")]
+    # A path with '=' in it is a path, not a name.
+    for path in ("/data/runs/date=2026-12-01", "s3://bucket/x=1", "./day=1/run"):
+        assert parse_args([*base, "--results", path]).result_paths == [(None, path)]
+    with pytest.raises(ConfigError, match="results name 'a' is given twice"):
+        parse_args([*base, "--results", "a=/x", "--results", "a=/y"])
+    with pytest.raises(ConfigError, match="with several results inputs each is NAME=PATH"):
+        parse_args([*base, "--results", "a=/x", "--results", "/y"])
+
+
+def test_named_results_from_a_config_table(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text('[input]\njudgments = "j"\nresults = {bm25 = "/r/bm25", dense = "/r/dense"}\n[output]\npath = "o"\n')
+    assert parse_args(["--config", str(path)]).named_results == (("bm25", "/r/bm25"), ("dense", "/r/dense"))

@@ -1,0 +1,171 @@
+"""The summary and the comparison as a table to paste: Markdown for a pull request or a wiki,
+LaTeX for a paper (booktabs rules, the best value of each column in bold, a dagger on a run
+significantly different from the baseline)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+from ndcg_spark import columns as c
+from ndcg_spark.comparison.resampling import ComparisonRow
+from ndcg_spark.evaluation import Evaluation
+from ndcg_spark.report.console import format_number, format_p, measure_label
+
+TableFormat = Literal["markdown", "latex"]
+TABLE_MARKDOWN: TableFormat = "markdown"
+TABLE_LATEX: TableFormat = "latex"
+TABLE_FORMATS: tuple[TableFormat, ...] = get_args(TableFormat)
+EXTENSIONS: dict[TableFormat, str] = {TABLE_MARKDOWN: "md", TABLE_LATEX: "tex"}
+
+SIGNIFICANCE = 0.05
+DAGGER = "†"
+
+
+@dataclass(frozen=True)
+class _Cell:
+    text: str
+    best: bool = False
+    significant: bool = False
+
+
+def significant(row: ComparisonRow) -> bool:
+    """p < 0.05 after Holm's correction, by the randomization test (the t-test's when the
+    randomization test has no value)."""
+    p = row.p_value_randomization_holm if row.p_value_randomization_holm is not None else row.p_value_t_holm
+    return p is not None and p < SIGNIFICANCE
+
+
+def _cutoffs(evaluation: Evaluation) -> list[int | None]:
+    return sorted({row[c.K] for row in evaluation.summary}, key=lambda k: (k is None, k or 0))
+
+
+def _summary_cells(evaluation: Evaluation) -> tuple[list[str], list[list[_Cell]]]:
+    """Run x cutoff means; the best of each column flagged, and runs significantly different
+    from the baseline at that cutoff."""
+    cutoffs = _cutoffs(evaluation)
+    values = {(row[c.RUN_ID], row[c.K]): row[c.NDCG] for row in evaluation.summary}
+    marked = {(row.run_id, row.k) for row in evaluation.comparison if significant(row)}
+    baseline = evaluation.comparison[0].baseline if evaluation.comparison else None
+    best = {
+        k: max((value for (_, key), value in values.items() if key == k and value is not None), default=None)
+        for k in cutoffs
+    }
+    header = ["run", *[measure_label(k) for k in cutoffs], "queries"]
+    rows = []
+    for counts in evaluation.runs:
+        run = counts.run_id
+        label = f"{run} (baseline)" if run == baseline else run
+        cells = [_Cell(label)]
+        for k in cutoffs:
+            value = values.get((run, k))
+            cells.append(
+                _Cell(format_number(value), value is not None and value == best[k], (run, k) in marked)
+            )
+        cells.append(_Cell(str(counts.evaluated)))
+        rows.append(cells)
+    return header, rows
+
+
+def _comparison_cells(evaluation: Evaluation) -> tuple[list[str], list[list[_Cell]]]:
+    header = ["run", "measure", "baseline", "run mean", "difference", "95% CI", "p (rand., Holm)", "p (t, Holm)"]
+    rows = []
+    for row in evaluation.comparison:
+        difference = "-" if row.mean_difference is None else f"{row.mean_difference:+.4f}"
+        interval = "-" if row.ci_low is None else f"[{row.ci_low:+.4f}, {row.ci_high:+.4f}]"
+        rows.append(
+            [
+                _Cell(row.run_id),
+                _Cell(measure_label(row.k)),
+                _Cell(format_number(row.ndcg_baseline)),
+                _Cell(format_number(row.ndcg_run)),
+                _Cell(difference, significant=significant(row)),
+                _Cell(interval),
+                _Cell(format_p(row.p_value_randomization_holm)),
+                _Cell(format_p(row.p_value_t_holm)),
+            ]
+        )
+    return header, rows
+
+
+def _notes(evaluation: Evaluation) -> list[str]:
+    variants = sorted({row[c.VARIANT] for row in evaluation.summary})
+    notes = [f"NDCG, mean over the scored queries; scored with {', '.join(variants)}."] if variants else []
+    if evaluation.comparison:
+        first = evaluation.comparison[0]
+        notes.append(
+            f"{DAGGER} differs from the baseline {first.baseline} with p < {SIGNIFICANCE} after Holm's correction"
+            f" (randomization test, {first.permutations} sign flips; seed {first.seed}). Bold: the best value of"
+            " each column."
+        )
+    else:
+        notes.append("Bold: the best value of each column.")
+    return notes
+
+
+def _markdown_cell(cell: _Cell) -> str:
+    text = cell.text.replace("|", "\\|") + (DAGGER if cell.significant else "")
+    return f"**{text}**" if cell.best else text
+
+
+def _markdown_table(header: Sequence[str], rows: Sequence[Sequence[_Cell]]) -> list[str]:
+    aligns = [":---", *["---:"] * (len(header) - 1)]
+    return [
+        "| " + " | ".join(header) + " |",
+        "| " + " | ".join(aligns) + " |",
+        *["| " + " | ".join(_markdown_cell(cell) for cell in row) + " |" for row in rows],
+    ]
+
+
+def markdown(evaluation: Evaluation, title: str) -> str:
+    """The summary table, then the comparison table when there is a baseline, then the notes."""
+    lines = [f"## NDCG: {title}", "", *_markdown_table(*_summary_cells(evaluation))]
+    if evaluation.comparison:
+        lines += ["", "### Against the baseline", "", *_markdown_table(*_comparison_cells(evaluation))]
+    lines += ["", *_notes(evaluation)]
+    return "\n".join(lines) + "\n"
+
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", DAGGER: r"$^\dagger$",
+}
+
+
+def latex_escape(text: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(char, char) for char in text)
+
+
+def _latex_cell(cell: _Cell) -> str:
+    text = latex_escape(cell.text)
+    text = rf"\textbf{{{text}}}" if cell.best else text
+    return text + (r"$^\dagger$" if cell.significant else "")
+
+
+def _latex_table(header: Sequence[str], rows: Sequence[Sequence[_Cell]]) -> list[str]:
+    return [
+        r"\begin{tabular}{l" + "r" * (len(header) - 1) + "}",
+        r"\toprule",
+        " & ".join(latex_escape(name) for name in header) + r" \\",
+        r"\midrule",
+        *[" & ".join(_latex_cell(cell) for cell in row) + r" \\" for row in rows],
+        r"\bottomrule",
+        r"\end{tabular}",
+    ]
+
+
+def latex(evaluation: Evaluation, title: str) -> str:
+    """The same tables as LaTeX tabulars (needs \\usepackage{booktabs}), the notes as comments."""
+    lines = [f"% NDCG: {latex_escape(title)}", r"% needs \usepackage{booktabs}", *_latex_table(*_summary_cells(evaluation))]
+    if evaluation.comparison:
+        lines += ["", *_latex_table(*_comparison_cells(evaluation))]
+    lines += [f"% {latex_escape(note)}" for note in _notes(evaluation)]
+    return "\n".join(lines) + "\n"
+
+
+RENDERERS: dict[TableFormat, Callable[[Evaluation, str], str]] = {TABLE_MARKDOWN: markdown, TABLE_LATEX: latex}
+
+
+def render(evaluation: Evaluation, title: str, table_format: TableFormat) -> str:
+    return RENDERERS[table_format](evaluation, title)

@@ -1,0 +1,68 @@
+"""The table to paste: Markdown and LaTeX of the summary and the comparison, from a hand-built
+evaluation (no Spark)."""
+
+from __future__ import annotations
+
+from pyspark.sql import Row
+
+from ndcg_spark.comparison.resampling import ComparisonRow
+from ndcg_spark.evaluation import Evaluation, RunCounts
+from ndcg_spark.report.tables import latex, latex_escape, markdown
+
+VARIANT = "gain=linear;judged_only"
+
+
+def _summary(run: str, k: int | None, ndcg: float) -> Row:
+    return Row(run_id=run, measure="ndcg" if k is None else "ndcg_cut", k=k, ndcg=ndcg, num_queries=3,
+               judged_at_k=1.0, variant=VARIANT)
+
+
+def _evaluation(comparison: list[ComparisonRow]) -> Evaluation:
+    return Evaluation(
+        summary=[_summary("base", 10, 0.5), _summary("base", None, 0.6), _summary("new_1", 10, 0.7),
+                 _summary("new_1", None, 0.55)],
+        runs=[RunCounts("base", 3, 0, 0), RunCounts("new_1", 3, 0, 0)],
+        judgment_rows=10,
+        result_rows=20,
+        judged_queries=3,
+        duplicate_judgments_dropped=0,
+        duplicate_results_dropped=0,
+        complete=False,
+        comparison=comparison,
+    )
+
+
+def _row(k: int | None, p_holm: float) -> ComparisonRow:
+    return ComparisonRow(
+        baseline="base", run_id="new_1", measure="ndcg_cut" if k else "ndcg", k=k, num_queries=3,
+        ndcg_baseline=0.5, ndcg_run=0.7, mean_difference=0.2, p_value_t_holm=0.5,
+        p_value_randomization_holm=p_holm, ci_low=0.1, ci_high=0.3, permutations=1000, seed=42,
+    )
+
+
+def test_markdown_marks_the_best_value_and_significance() -> None:
+    text = markdown(_evaluation([_row(10, 0.01), _row(None, 0.2)]), "2026-12-01")
+    lines = text.splitlines()
+    assert lines[2:6] == [
+        "| run | ndcg@10 | ndcg | queries |",
+        "| :--- | ---: | ---: | ---: |",
+        "| base (baseline) | 0.5000 | **0.6000** | 3 |",
+        "| new_1 | **0.7000†** | 0.5500 | 3 |",
+    ]
+    assert "| new_1 | ndcg@10 | 0.5000 | 0.7000 | +0.2000† | [+0.1000, +0.3000] | 0.0100 | 0.5000 |" in lines
+    assert "| new_1 | ndcg | 0.5000 | 0.7000 | +0.2000 | [+0.1000, +0.3000] | 0.2000 | 0.5000 |" in lines
+    assert f"scored with {VARIANT}" in text and "p < 0.05 after Holm's correction" in text
+
+
+def test_latex_tabular_with_bold_best_and_dagger() -> None:
+    text = latex(_evaluation([_row(10, 0.01), _row(None, 0.2)]), "2026-12-01")
+    assert r"\begin{tabular}{lrrr}" in text and r"\toprule" in text and r"\bottomrule" in text
+    assert r"new\_1 & \textbf{0.7000}$^\dagger$ & 0.5500 & 3 \\" in text
+    assert r"base (baseline) & 0.5000 & \textbf{0.6000} & 3 \\" in text
+    assert latex_escape("a_b&c%") == r"a\_b\&c\%"
+
+
+def test_without_a_baseline_only_the_summary() -> None:
+    text = markdown(_evaluation([]), "latest")
+    assert "Against the baseline" not in text and "†" not in text.split("Bold")[0]
+    assert "| base | 0.5000 | **0.6000** | 3 |" in text
