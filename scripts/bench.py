@@ -17,6 +17,9 @@ each peer, written as JSON and Markdown under --out.
     .venv/bin/pip install -e ".[bench]"          # numpy, duckdb; optional: pytrec-eval-terrier, ranx
     .venv/bin/python scripts/bench.py --queries 100000 --depth 100 --repeat 3 --skew 0.1
 
+--job-from DIR also times the job of another checkout (a git worktree of the commit before a
+change, say) as "job_from", in turn with this one on the same data; its means must equal the job's.
+
 --skew F also generates a dataset of the same number of result rows in which one query holds the
 fraction F of them, and runs the job (and DuckDB) on it as well: "job_skewed" against "job".
 """
@@ -196,7 +199,7 @@ PEERS = {"duckdb": (DUCKDB, "duckdb"), "pytrec_eval": (PYTREC, "pytrec_eval"), "
 SPARK_PEERS = {"spark_ranking_metrics": SPARK_RANKING_METRICS}  # run with spark-submit like the job
 # Same semantics as the job (trec_eval's tie order included): a disagreement is a bug somewhere.
 # ranx breaks score ties its own way, so it may differ on data with ties; it is then left out.
-STRICT = {"job_skewed", "duckdb", "duckdb_skewed", "pytrec_eval"}
+STRICT = {"job_skewed", "job_from", "duckdb", "duckdb_skewed", "pytrec_eval"}
 # Other semantics by design: timed all the same, with how far their means are from the job's.
 BY_DESIGN = {"spark_ranking_metrics"}
 
@@ -207,6 +210,7 @@ class Tool:
     command: list[str]
     means: Callable[[str], dict[str, float] | None]
     reference: str | None  # the tool whose means this one must equal (same data)
+    env: dict[str, str] = field(default_factory=dict)  # on top of the common environment
     walls: list[float] = field(default_factory=list)
     peaks: list[float] = field(default_factory=list)
     last_means: dict[str, float] | None = None
@@ -260,6 +264,7 @@ def main() -> None:
     parser.add_argument("--peers", default=",".join([*PEERS, *SPARK_PEERS]), help="peers to run when installed")
     parser.add_argument("--data", default=str(ROOT / "bench-data"))
     parser.add_argument("--out", default=str(ROOT / "bench-results"))
+    parser.add_argument("--job-from", help="another checkout whose job to time beside this one's (job_from)")
     args = parser.parse_args()
 
     plain = dataset(Path(args.data), args, 0.0)
@@ -273,14 +278,17 @@ def main() -> None:
     scripts = Path(tempfile.mkdtemp(prefix="ndcg-bench-"))
     ks_json = json.dumps(list(KS))
 
-    def job(name: str, data: Path) -> Tool:
+    def job(name: str, data: Path, root: Path = ROOT) -> Tool:
         output = scripts / f"{name}-out"
-        command = [*spark_submit, str(ROOT / "jobs" / "evaluate_ndcg.py"),
+        command = [*spark_submit, str(root / "jobs" / "evaluate_ndcg.py"),
                    "--judgments", str(data / "judgments"), "--results", str(data / "results"),
                    "--output", str(output), "--k", ",".join(map(str, KS)),
                    # The peers compute NDCG only: the HTML report (a few seconds) is left out.
                    "--no-html-report"]
-        return Tool(name, command, lambda _stdout: job_means(output), None if data == plain else "duckdb_skewed")
+        reference = "job" if root != ROOT else None if data == plain else "duckdb_skewed"
+        # The other checkout's package first on the path (the venv holds this one's).
+        env = {"PYTHONPATH": str(root)} if root != ROOT else {}
+        return Tool(name, command, lambda _stdout: job_means(output), reference, env=env)
 
     def spark_script(name: str, code: str, peer: bool = False) -> Tool:
         """A Spark script on the plain dataset: a floor (no NDCG, nothing to agree on) or a peer."""
@@ -296,6 +304,8 @@ def main() -> None:
         spark_script("rank_floor", RANK_FLOOR),
         job("job", plain),
     ]
+    if args.job_from:
+        tools.append(job("job_from", plain, Path(args.job_from).resolve()))
     if skewed is not None:
         tools.append(job("job_skewed", skewed))
     wanted = [name for name in args.peers.split(",") if name]
@@ -315,7 +325,7 @@ def main() -> None:
     for attempt in range(args.repeat):  # alternate the tools within each round
         for tool in tools:
             try:
-                wall, peak, stdout = timed(tool.command, env)
+                wall, peak, stdout = timed(tool.command, {**env, **tool.env})
             except RuntimeError as error:
                 print(f"round {attempt + 1} {tool.name}: FAILED\n{error}", flush=True)
                 raise SystemExit(1) from None
@@ -354,6 +364,7 @@ def main() -> None:
         "ratio_to_rank_floor": {name: value / median["rank_floor"] for name, value in median.items()},
         "job_ratio_to_peer": {name: median["job"] / value for name, value in median.items()
                               if name not in ("job", "job_skewed") and not name.endswith("_skewed")},
+        "job_from": args.job_from,
         "skewed_ratio_to_unskewed": median["job_skewed"] / median["job"] if "job_skewed" in median else None,
         "disagreeing_peers": disagree,
         "differs_by_design": by_design,

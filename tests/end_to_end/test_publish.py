@@ -23,7 +23,7 @@ def test_layout_is_one_file_per_dataset_and_date_and_a_manifest(inputs, tmp_path
     assert run_job(*inputs, output, "--eval-date", "2026-12-01", html=True) == EXIT_OK
     for name in ("per_query", "summary"):
         assert sorted(os.listdir(output / name / "eval_date=2026-12-01")) == [PART_FILE]
-    assert os.listdir(output / "report") == ["2026-12-01.html"]
+    assert sorted(os.listdir(output / "report")) == ["2026-12-01.html", "2026-12-01.md"]
     assert not (output / STAGING_DIR).exists()
     record = json.loads((output / "_manifests" / "2026-12-01.json").read_text())
     assert record["eval_date"] == "2026-12-01" and record["outputs"]["report"]["path"].endswith("2026-12-01.html")
