@@ -138,3 +138,36 @@ def test_line_number_counts_across_blocks_of_a_file(spark: SparkSession, tmp_pat
     assert code == EXIT_INPUT_REJECTED
     (message,) = error_lines(capsys.readouterr().err)
     assert f"first at line 45 of file:{run}" in message
+
+
+def test_trec_files_with_the_variants_equal_pytrec_eval(conformance_dir: str, tmp_path: Path) -> None:
+    """trec_eval's own files through the job with -J and -M, against pytrec_eval (which is
+    trec_eval's C code) given the same flags: the run cut at 100, then condensed."""
+    import pytrec_eval
+
+    output = tmp_path / "out"
+    flags = [*trec_flags(conformance_dir), "--judged-only", "--max-depth", "100"]
+    assert main([*flags, "--output", str(output)]) == EXIT_OK
+    rows = pq.read_table(output / "per_query").to_pylist()
+    got = {(row["query_id"], row["k"]): row["ndcg"] for row in rows}
+    qrels: dict[str, dict[str, int]] = {}
+    with open(f"{conformance_dir}/qrels.test") as handle:
+        for line in handle:
+            query, _, doc, grade = line.split()
+            qrels.setdefault(query, {})[doc] = int(grade)
+    ranked: dict[str, list[tuple[float, str]]] = {}
+    with open(f"{conformance_dir}/results.test") as handle:
+        for line in handle:
+            query, _, doc, _, score, _ = line.split()[:6]
+            ranked.setdefault(query, []).append((float(score), doc))
+    # pytrec_eval has no -M: cut each list at 100 in trec_eval's order (score, then doc_id desc).
+    cut = {
+        query: {doc: score for score, doc in sorted(pairs, key=lambda p: (p[0], p[1].encode()), reverse=True)[:100]}
+        for query, pairs in ranked.items()
+    }
+    ks = [int(k) for k in TREC_CUTOFFS.split(",")]
+    measures = {"ndcg", "ndcg_cut." + ",".join(map(str, ks))}
+    want = pytrec_eval.RelevanceEvaluator(qrels, measures, judged_docs_only_flag=True).evaluate(cut)
+    assert set(got) == {(query, k) for query in want for k in [*ks, None]}
+    for (query, k), value in got.items():
+        assert value == pytest.approx(want[query]["ndcg" if k is None else f"ndcg_cut_{k}"], abs=1e-9), (query, k)

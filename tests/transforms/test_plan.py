@@ -79,3 +79,27 @@ def test_library_entry_point_shuffles_each_input_once(spark: SparkSession, stati
     results = spark.createDataFrame([("r", "q", "a", 1.0, None)], RESULTS_DDL)
     judgments = spark.createDataFrame([("q", "a", 1)], JUDGMENTS_DDL)
     _assert_one_shuffle_per_input(_plan(ndcg_per_query(results, judgments, ks=[5, 10])))
+
+
+def test_variants_and_several_inputs_add_no_sort_and_no_shuffle(
+    spark: SparkSession, static_plans: None, tmp_path: Path
+) -> None:
+    """-J, -M, custom gains and two results inputs: the same four sorts; the two inputs are
+    shuffled together, once."""
+    judgments = tmp_path / "judgments.parquet"
+    pq.write_table(pa.table({"query_id": ["1", "2"], "doc_id": ["1", "2"], "relevance": [1, 0]}), judgments)
+    results = {}
+    for name in ("a", "b"):
+        results[name] = str(tmp_path / f"{name}.parquet")
+        pq.write_table(pa.table({"query_id": ["1", "2"], "doc_id": ["1", "2"], "score": [1.0, 2.0]}), results[name])
+    config = build_config(
+        {"judgments": str(judgments), "results": [f"{name}={path}" for name, path in results.items()],
+         "output": str(tmp_path / "out"), "ks": "5,10", "judged_only": True, "max_depth": 3, "gains": "1=2"}
+    )
+    options = config.options()
+    pairs = main_pass(
+        *read_inputs(spark, config), ks=options.ks, gains=options.gains, judged_only=True, max_depth=3
+    ).pairs
+    plan = _plan(pairs)
+    _assert_one_shuffle_per_input(plan)
+    assert len(_SORT.findall(plan)) == 4, plan
