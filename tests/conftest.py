@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +21,25 @@ from ndcg_spark.job.cli import main
 from ndcg_spark.job.session import BASE_CONF
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# The JVMs the system tests start live for seconds: with the C1 compiler alone and the serial
+# collector, a job on tiny inputs runs about 15% faster (whole-process medians, 25.8 s against
+# 30.5 s). The test session's own JVM lives for minutes and keeps the defaults (C1 alone made the
+# quick tiers 8% slower).
+SHORT_LIVED_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
+
+def job_env(*, pythonpath: bool = False, **extra: str) -> dict[str, str]:
+    """The environment of a job a test starts as a process: this Python for the driver and the
+    executors, the short-lived JVM options for spark-submit's JVM (SPARK_SUBMIT_OPTS), and this
+    checkout on PYTHONPATH when asked (without it: as installed)."""
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable, **extra}
+    env["SPARK_SUBMIT_OPTS"] = f"{os.environ.get('SPARK_SUBMIT_OPTS', '')} {SHORT_LIVED_JVM}".strip()
+    if pythonpath:
+        env["PYTHONPATH"] = str(ROOT)
+    else:
+        env.pop("PYTHONPATH", None)
+    return env
 
 # A tiny evaluation: three judged queries, two runs; q3 is judged only, q9 retrieved only.
 JUDGMENTS = {"query_id": ["q1", "q1", "q1", "q2", "q2", "q3"], "doc_id": ["a", "b", "c", "a", "d", "x"],

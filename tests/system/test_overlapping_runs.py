@@ -4,7 +4,6 @@ report (every dataset, and that run's manifest)."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,10 +13,12 @@ import pytest
 
 from ndcg_spark.errors import EXIT_OK
 from ndcg_spark.io.layout import COMMIT_FILE
-from tests.conftest import JUDGMENTS, RESULTS, ROOT, write
+from tests.conftest import JUDGMENTS, RESULTS, ROOT, job_env, write
 
 DATE = "2026-12-01"
 JOB = str(ROOT / "jobs" / "evaluate_ndcg.py")
+# Each round starts both jobs together: which one publishes last varies from round to round.
+ROUNDS = 2
 
 
 def _results(tmp_path: Path, name: str) -> str:
@@ -32,7 +33,7 @@ def _command(script: str, judgments: str, results: str, output: Path, *extra: st
 
 
 def _env() -> dict[str, str]:
-    return {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYTHONPATH": str(ROOT)}
+    return job_env(pythonpath=True)
 
 
 def _whole_report_of(output: Path) -> str:
@@ -56,7 +57,7 @@ def test_two_runs_of_one_date_started_together(tmp_path: Path) -> None:
     judgments = write(tmp_path / "j" / "part-0.parquet", JUDGMENTS)
     inputs = {name: _results(tmp_path, name) for name in ("first", "second")}
     winners = []
-    for round_ in range(4):
+    for round_ in range(ROUNDS):
         output = tmp_path / f"out{round_}"
         jobs = [
             subprocess.Popen(_command(JOB, judgments, results, output, "--baseline", f"{name}-r1"), env=_env(),

@@ -3,7 +3,6 @@ the zip (not from the checkout or the installed package)."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import zipfile
@@ -12,7 +11,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from tests.conftest import JUDGMENTS, RESULTS, write
+from tests.conftest import JUDGMENTS, RESULTS, job_env, write
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -46,8 +45,7 @@ def test_package_then_spark_submit_with_py_files(tmp_path: Path) -> None:
     probe = work / "probe.py"
     probe.write_text(PROBE)
     judgments, results = write(tmp_path / "j.parquet", JUDGMENTS), write(tmp_path / "r.parquet", RESULTS)
-    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
-    env.pop("PYTHONPATH", None)
+    env = job_env()
     done = subprocess.run(
         [str(Path(sys.executable).parent / "spark-submit"), "--master", "local[2]", "--conf", "spark.ui.enabled=false",
          "--py-files", str(dist / "ndcg_spark.zip"), str(probe), str(dist / "evaluate_ndcg.py"),

@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from ndcg_spark.errors import EXIT_OK
-from tests.conftest import ROOT, run_job
+from tests.conftest import ROOT, job_env, run_job
 
 
 def _report(folder: Path) -> list[tuple]:
@@ -31,7 +31,7 @@ def test_killed_runs_never_show_half_a_report(inputs, tmp_path: Path) -> None:
     old = {name: _report(output / name / "eval_date=2026-12-01") for name in ("per_query", "summary")}
     command = [sys.executable, str(ROOT / "jobs" / "evaluate_ndcg.py"), "--judgments", inputs[0],
                "--results", inputs[1], "--output", str(output), *date, "--k", "2"]
-    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYTHONPATH": str(ROOT)}
+    env = job_env(pythonpath=True)
     seen = set()
     for delay in (3.0, 6.0, 9.0, 12.0, 15.0, 18.0):
         job = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

@@ -4,7 +4,6 @@ a failure that persists exits 1 with its cause in one line and publishes nothing
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,13 +12,13 @@ import pyarrow.parquet as pq
 import pytest
 
 from ndcg_spark.errors import EXIT_FAILURE, EXIT_OK
-from tests.conftest import JUDGMENTS, RESULTS, snapshot, write
+from tests.conftest import JUDGMENTS, RESULTS, job_env, snapshot, write
 
 HARNESS = Path(__file__).resolve().parents[1] / "fault_injection.py"
 
 
 def _job(mode: str, judgments: str, results: str, output: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
+    env = job_env()
     return subprocess.run(
         [sys.executable, str(HARNESS), mode, "--judgments", judgments, "--results", results,
          "--output", str(output), "--eval-date", "2026-12-01", "--k", "1,2", "--no-html-report"],

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -11,7 +10,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from tests.conftest import JUDGMENTS, RESULTS, write
+from tests.conftest import JUDGMENTS, RESULTS, job_env, write
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,7 +25,7 @@ def test_spark_submit_runs_the_job(tmp_path: Path) -> None:
     judgments = write(tmp_path / "j.parquet", JUDGMENTS)
     results = write(tmp_path / "r.parquet", RESULTS)
     output = tmp_path / "out"
-    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
+    env = job_env()
     done = subprocess.run(
         [str(spark_submit), "--conf", "spark.ui.enabled=false",
          "--driver-java-options", f"-Dlog4j2.configurationFile={ROOT / 'conf' / 'log4j2.properties'}",
@@ -66,7 +65,7 @@ def test_on_a_terminal_progress_bar_and_readable_steps(tmp_path: Path) -> None:
         str(ROOT / "jobs" / "evaluate_ndcg.py"), "--judgments", judgments, "--results", results,
         "--output", str(tmp_path / "out"), "--k", "1,2", "--no-html-report",
     ])
-    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
+    env = job_env()
     log = tmp_path / "terminal.log"
     done = subprocess.run([script, "-qec", command, str(log)], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=300)
@@ -83,7 +82,7 @@ def test_installed_command_runs_in_local_mode(tmp_path: Path) -> None:
     assert command.exists(), "the ndcg-spark console script is not installed"
     judgments = write(tmp_path / "j.parquet", JUDGMENTS)
     results = write(tmp_path / "r.parquet", RESULTS)
-    env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
+    env = job_env()
     done = subprocess.run(
         [str(command), "--judgments", judgments, "--results", results, "--output", str(tmp_path / "out"),
          "--k", "1,2", "--no-html-report"],
