@@ -25,8 +25,8 @@ import pytest
 from ndcg_spark.errors import EXIT_OK
 from ndcg_spark.io.storage import STAGING_DIR
 from ndcg_spark.job.cli import main
+from tests.conftest import ROOT, job_env
 
-ROOT = Path(__file__).resolve().parents[2]
 SPARK_CLASS = Path(pyspark.__file__).parent / "bin" / "spark-class"
 DATE = "2026-12-01"
 WAIT_SECONDS = 120
@@ -39,8 +39,7 @@ def _free_port() -> int:
 
 
 def _env() -> dict[str, str]:
-    return {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable,
-            "PYSPARK_DRIVER_PYTHON": sys.executable, "PYTHONPATH": str(ROOT)}
+    return job_env(pythonpath=True, SPARK_LOCAL_IP="127.0.0.1")
 
 
 def _spark_class(*args: str, log: Path) -> subprocess.Popen:
