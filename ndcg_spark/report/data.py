@@ -15,6 +15,7 @@ from ndcg_spark import columns as c
 from ndcg_spark.comparison.resampling import ComparisonRow, Cutoff, paired
 from ndcg_spark.evaluation import Evaluation
 from ndcg_spark.io.layout import SUMMARY_DIR, OutputLayout
+from ndcg_spark.options import Options
 
 HISTOGRAM_BINS = 20
 QUANTILES = 200  # points on the sorted-differences curve
@@ -86,9 +87,11 @@ def _differences(per_query: DataFrame, baseline: str, k: int) -> tuple[dict, dic
 
 
 def _trend(spark: SparkSession, layout: OutputLayout, evaluation: Evaluation, k: int) -> list[tuple[str, str, float]]:
-    """NDCG@k per run for every eval date already published, with today's values in place of
-    any published for this date."""
+    """NDCG@k per run for every eval date already published with the same variant, with
+    today's values in place of any published for this date. A summary without the variant
+    column (written before it existed) counts as the default variant."""
     today = layout.label
+    variants = {row[c.VARIANT] for row in evaluation.summary}
     points = [
         (today, row[c.RUN_ID], row[c.NDCG])
         for row in evaluation.summary
@@ -98,10 +101,11 @@ def _trend(spark: SparkSession, layout: OutputLayout, evaluation: Evaluation, k:
         return points
     folder = layout.base(SUMMARY_DIR)
     try:
+        published = spark.read.option("basePath", folder).option("mergeSchema", "true").parquet(f"{folder}/{c.EVAL_DATE}=*")
+        recorded = F.col(c.VARIANT) if c.VARIANT in published.columns else F.lit(None).cast("string")
+        same = F.coalesce(recorded, F.lit(Options().variant)).isin(*variants)
         history = (
-            spark.read.option("basePath", folder)
-            .parquet(f"{folder}/{c.EVAL_DATE}=*")
-            .filter((F.col(c.MEASURE) == c.MEASURE_CUT) & (F.col(c.K) == k))
+            published.filter((F.col(c.MEASURE) == c.MEASURE_CUT) & (F.col(c.K) == k) & same)
             .select(F.col(c.EVAL_DATE).cast("string").alias(c.EVAL_DATE), c.RUN_ID, c.NDCG)
             .filter(F.col(c.EVAL_DATE) != today)
             .collect()

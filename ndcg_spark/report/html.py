@@ -65,7 +65,9 @@ def _summary_section(data: ReportData) -> str:
         queries = max(row[c.NUM_QUERIES] for (r, _), row in values.items() if r == run)
         rows.append([run, *cells, queries, format_number(judged[c.JUDGED_AT_K], 2) if judged else "-"])
     header = ["run", *[measure_label(k) for k in cutoffs], "queries", f"judged@{data.k}"]
-    return "<h2>NDCG by run and cutoff</h2>" + _table(header, rows)
+    variants = sorted({str(row.get(c.VARIANT)) for row in data.summary})
+    scored = f"<p>Scored with {html.escape(', '.join(variants))}.</p>" if variants else ""
+    return "<h2>NDCG by run and cutoff</h2>" + _table(header, rows) + scored
 
 
 def _by_k_chart(data: ReportData) -> str:

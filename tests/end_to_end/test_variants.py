@@ -88,3 +88,34 @@ def test_default_writes_the_markdown_table_and_two_inputs_of_one_name_are_refuse
     assert "r2" in lines[-1] and ("two inputs" in lines[-1] or "more than once" in lines[-1]), lines
     assert sorted(str(path) for path in output.rglob("*")) == before
     assert main(["--judgments", judgments, "--results", "a=x", "--results", "a=y", "--output", str(output)]) == EXIT_USAGE
+
+
+def test_the_pages_trend_keeps_to_the_variant(spark: SparkSession, tmp_path: Path) -> None:
+    """The HTML page's history of NDCG@k reads the summaries of earlier dates: only those of the
+    same variant, a summary from before the variant column counting as the default."""
+    import datetime as dt
+
+    from pyspark.sql import Row
+
+    from ndcg_spark.evaluation import Evaluation
+    from ndcg_spark.io.layout import OutputLayout
+    from ndcg_spark.report.data import _trend
+
+    judgments = write(tmp_path / "j" / "part-0.parquet", JUDGMENTS)
+    results = write(tmp_path / "r" / "part-0.parquet", RESULTS)
+    output = tmp_path / "out"
+    for date, extra in (("2026-12-01", []), ("2026-12-02", ["--judged-only"])):
+        assert main(["--judgments", judgments, "--results", results, "--output", str(output), "--k", "1",
+                     "--eval-date", date, "--no-html-report", *extra]) == EXIT_OK
+    # A summary written before the variant column existed.
+    old = spark.read.parquet(str(output / "summary" / "eval_date=2026-12-01")).drop(c.VARIANT)
+    old.coalesce(1).write.parquet(str(output / "summary" / "eval_date=2026-11-30"))
+
+    def dates(variant: str) -> list[str]:
+        row = Row(run_id="r1", measure="ndcg_cut", k=1, ndcg=0.5, num_queries=2, judged_at_k=1.0, variant=variant)
+        evaluation = Evaluation([row], [], 0, 0, 0, 0, 0, False)
+        points = _trend(spark, OutputLayout(str(output), dt.date(2026, 12, 3)), evaluation, 1)
+        return sorted({date for date, run, _ in points if run == "r1"})
+
+    assert dates("gain=linear") == ["2026-11-30", "2026-12-01", "2026-12-03"]
+    assert dates("gain=linear;judged_only") == ["2026-12-02", "2026-12-03"]

@@ -88,3 +88,4 @@ def test_charts_are_drawn_in_chromium(report: Path, browser) -> None:
     assert errors == []
     text = browser.find_element("tag name", "body").text
     assert "biggest wins and losses" in text and "Against the baseline bm25" in text and "by slice" in text
+    assert "Scored with gain=linear." in text
