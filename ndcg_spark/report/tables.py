@@ -123,7 +123,8 @@ def markdown(evaluation: Evaluation, title: str) -> str:
     lines = [f"## NDCG: {title}", "", *_markdown_table(*_summary_cells(evaluation))]
     if evaluation.comparison:
         lines += ["", "### Against the baseline", "", *_markdown_table(*_comparison_cells(evaluation))]
-    lines += ["", *_notes(evaluation)]
+    for note in _notes(evaluation):  # a paragraph each
+        lines += ["", note]
     return "\n".join(lines) + "\n"
 
 
