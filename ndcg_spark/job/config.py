@@ -113,7 +113,7 @@ def parse_results(value: Any) -> tuple[str, tuple[tuple[str, str], ...]]:
         raise ConfigError(f"results must be a path, NAME=PATH, or a table of name = path, got {value!r}")
     for name, path in items:
         if not isinstance(path, str) or not path:
-            raise ConfigError(f"results {name or ''} must be a non-empty path, got {path!r}".replace("  ", " "))
+            raise ConfigError(f"results {'' if name is None else f'{name} '}must be a non-empty path, got {path!r}")
     if len(items) == 1 and items[0][0] is None:
         return items[0][1], ()
     named: dict[str, str] = {}

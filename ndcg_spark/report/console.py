@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ndcg_spark import columns as c
@@ -16,6 +16,16 @@ MAX_SLICE_LINES = 60
 
 def measure_label(k: int | None) -> str:
     return c.MEASURE_UNCUT if k is None else f"ndcg@{k}"
+
+
+def summary_cutoffs(rows: Iterable[Any]) -> list[int | None]:
+    """The cutoffs of summary-like rows in reading order: k ascending, the uncut measure last."""
+    return sorted({row[c.K] for row in rows}, key=lambda k: (k is None, k or 0))
+
+
+def summary_variants(rows: Iterable[Any]) -> list[str]:
+    """How the summary rows were computed (their `variant` values), as every report shows it."""
+    return sorted({str(row[c.VARIANT]) for row in rows})
 
 
 def _aligned(lines: list[Sequence[str]]) -> list[str]:
@@ -100,7 +110,7 @@ def format_slices(rows: Sequence[Any]) -> str:
     """Per slice value and run, NDCG at each cutoff (the first MAX_SLICE_LINES lines)."""
     if not rows:
         return ""
-    cutoffs = sorted({row[c.K] for row in rows}, key=lambda k: (k is None, k or 0))
+    cutoffs = summary_cutoffs(rows)
     groups: dict[tuple[str, str | None, str], dict[int | None, Any]] = {}
     for row in rows:
         groups.setdefault((row[SLICE], row[SLICE_VALUE], row[c.RUN_ID]), {})[row[c.K]] = row
@@ -117,14 +127,8 @@ def format_slices(rows: Sequence[Any]) -> str:
 
 
 def format_table(evaluation: Evaluation) -> str:
-    cutoffs: list[int | None] = []
-    values: dict[tuple[str, int | None], float] = {}
-    for row in evaluation.summary:
-        key = (row[c.RUN_ID], row[c.K])
-        if row[c.K] not in cutoffs:
-            cutoffs.append(row[c.K])
-        values[key] = row[c.NDCG]
-    cutoffs.sort(key=lambda k: (k is None, k or 0))
+    cutoffs = summary_cutoffs(evaluation.summary)
+    values = {(row[c.RUN_ID], row[c.K]): row[c.NDCG] for row in evaluation.summary}
     runs = [counts.run_id for counts in evaluation.runs]
     header = ["run", *[measure_label(k) for k in cutoffs], "queries", "missing", "skipped"]
     lines: list[Sequence[str]] = [header]
@@ -139,7 +143,7 @@ def format_table(evaluation: Evaluation) -> str:
         + (" (scored 0, --complete)" if evaluation.complete else " (not scored; --complete scores them 0)")
         + "; skipped = retrieved but never judged (not scored)",
     ]
-    variants = sorted({row[c.VARIANT] for row in evaluation.summary})
+    variants = summary_variants(evaluation.summary)
     if variants:
         notes.append(f"scored with {', '.join(variants)}" + _variant_notes(variants[0]))
     if evaluation.duplicate_judgments_dropped:

@@ -20,7 +20,15 @@ from plotly.offline import get_plotlyjs
 
 from ndcg_spark import columns as c
 from ndcg_spark.comparison import resampling as cmp
-from ndcg_spark.report.console import INTERVAL, WINS_TIES_LOSSES, comparison_cells, format_number, measure_label
+from ndcg_spark.report.console import (
+    INTERVAL,
+    WINS_TIES_LOSSES,
+    comparison_cells,
+    format_number,
+    measure_label,
+    summary_cutoffs,
+    summary_variants,
+)
 from ndcg_spark.report.data import HISTOGRAM_BINS, QUANTILES, ReportData
 from ndcg_spark.scoring.slices import SLICE, SLICE_VALUE
 
@@ -56,7 +64,7 @@ def _runs(data: ReportData) -> list[str]:
 
 
 def _summary_section(data: ReportData) -> str:
-    cutoffs = sorted({row[c.K] for row in data.summary}, key=lambda k: (k is None, k or 0))
+    cutoffs = summary_cutoffs(data.summary)
     values = {(row[c.RUN_ID], row[c.K]): row for row in data.summary}
     rows = []
     for run in _runs(data):
@@ -65,7 +73,7 @@ def _summary_section(data: ReportData) -> str:
         queries = max(row[c.NUM_QUERIES] for (r, _), row in values.items() if r == run)
         rows.append([run, *cells, queries, format_number(judged[c.JUDGED_AT_K], 2) if judged else "-"])
     header = ["run", *[measure_label(k) for k in cutoffs], "queries", f"judged@{data.k}"]
-    variants = sorted({str(row.get(c.VARIANT)) for row in data.summary})
+    variants = summary_variants(data.summary)
     scored = f"<p>Scored with {html.escape(', '.join(variants))}.</p>" if variants else ""
     return "<h2>NDCG by run and cutoff</h2>" + _table(header, rows) + scored
 

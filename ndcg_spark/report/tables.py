@@ -11,7 +11,7 @@ from typing import Literal, get_args
 from ndcg_spark import columns as c
 from ndcg_spark.comparison.resampling import ComparisonRow
 from ndcg_spark.evaluation import Evaluation
-from ndcg_spark.report.console import format_number, format_p, measure_label
+from ndcg_spark.report.console import format_number, format_p, measure_label, summary_cutoffs, summary_variants
 
 TableFormat = Literal["markdown", "latex"]
 TABLE_MARKDOWN: TableFormat = "markdown"
@@ -37,14 +37,10 @@ def significant(row: ComparisonRow) -> bool:
     return p is not None and p < SIGNIFICANCE
 
 
-def _cutoffs(evaluation: Evaluation) -> list[int | None]:
-    return sorted({row[c.K] for row in evaluation.summary}, key=lambda k: (k is None, k or 0))
-
-
 def _summary_cells(evaluation: Evaluation) -> tuple[list[str], list[list[_Cell]]]:
     """Run x cutoff means; the best of each column flagged, and runs significantly different
     from the baseline at that cutoff."""
-    cutoffs = _cutoffs(evaluation)
+    cutoffs = summary_cutoffs(evaluation.summary)
     values = {(row[c.RUN_ID], row[c.K]): row[c.NDCG] for row in evaluation.summary}
     marked = {(row.run_id, row.k) for row in evaluation.comparison if significant(row)}
     baseline = evaluation.comparison[0].baseline if evaluation.comparison else None
@@ -90,7 +86,7 @@ def _comparison_cells(evaluation: Evaluation) -> tuple[list[str], list[list[_Cel
 
 
 def _notes(evaluation: Evaluation) -> list[str]:
-    variants = sorted({row[c.VARIANT] for row in evaluation.summary})
+    variants = summary_variants(evaluation.summary)
     notes = [f"NDCG, mean over the scored queries; scored with {', '.join(variants)}."] if variants else []
     if evaluation.comparison:
         first = evaluation.comparison[0]
