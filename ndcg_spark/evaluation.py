@@ -19,6 +19,7 @@ from ndcg_spark.checks.observe import InputCounts, Observed, enforce, observe
 from ndcg_spark.comparison.resampling import ComparisonRow, Resampling, compare, cutoffs_of
 from ndcg_spark.comparison.resampling import comparison_frame as comparison_rows_frame
 from ndcg_spark.errors import InputError
+from ndcg_spark.frames import local_frame
 from ndcg_spark.options import GAIN_LINEAR, ORDER_BY_SCORE, Gain, GainTable, Options, OrderBy
 from ndcg_spark.progress import step
 from ndcg_spark.scoring.metrics import (
@@ -231,7 +232,7 @@ def _run_counts(pairs: DataFrame, judged_queries: int, complete: bool, sources: 
 
 def summary_frame(spark: SparkSession, per_query: DataFrame, evaluation: Evaluation) -> DataFrame:
     """The collected summary as a DataFrame of the summary's schema: exactly what was printed."""
-    return spark.createDataFrame(evaluation.summary, schema=summarize(per_query).schema)
+    return local_frame(spark, evaluation.summary, summarize(per_query).schema)
 
 
 def comparison_frame(spark: SparkSession, evaluation: Evaluation) -> DataFrame:
@@ -239,4 +240,4 @@ def comparison_frame(spark: SparkSession, evaluation: Evaluation) -> DataFrame:
 
 
 def slices_frame(spark: SparkSession, evaluation: Evaluation) -> DataFrame:
-    return spark.createDataFrame(evaluation.slices, schema=SLICE_SUMMARY_SCHEMA)
+    return local_frame(spark, evaluation.slices, SLICE_SUMMARY_SCHEMA)

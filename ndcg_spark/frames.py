@@ -1,9 +1,14 @@
-"""Frame and column helpers every step shares: the one shuffle by query, and row counting."""
+"""Frame and column helpers every step shares: the one shuffle by query, row counting, and
+frames of rows the driver holds."""
 
 from __future__ import annotations
 
-from pyspark.sql import Column, DataFrame
+import math
+from collections.abc import Sequence
+
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
+from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
 
@@ -17,3 +22,53 @@ def copartition(frame: DataFrame) -> DataFrame:
 def indicator(condition: Column) -> Column:
     """1 where the condition holds, else 0: summed, it counts the rows that meet it."""
     return F.when(condition, F.lit(1)).otherwise(F.lit(0))
+
+
+def local_frame(spark: SparkSession, rows: Sequence[Sequence[object]], schema: T.StructType) -> DataFrame:
+    """Rows the driver holds (a summary, a comparison) as a DataFrame of exactly `schema`.
+
+    Built in the JVM from one SQL VALUES text: spark.createDataFrame of Python rows starts a
+    Python worker to unpickle them, about 2 s in a fresh run, for a handful of rows. Every value
+    is a literal of its column's type (doubles as their shortest round-trip text, so bit for
+    bit; strings as their UTF-8 bytes, so nothing needs escaping); a column the schema declares
+    nullable is typed nullable even when no row holds a NULL."""
+    names = ", ".join(_quoted(field.name) for field in schema)
+    placeholder = [None if field.nullable else _ZEROS[type(field.dataType)] for field in schema]
+    values = ", ".join(
+        "(" + ", ".join(_literal(value, field) for value, field in zip(row, schema, strict=True)) + ")"
+        for row in (rows or [placeholder])
+    )
+    where = "" if rows else " WHERE FALSE"
+    return spark.sql(f"SELECT * FROM VALUES {values} AS _rows({names}){where}").to(schema)
+
+
+_ZEROS: dict[type[T.DataType], object] = {
+    T.StringType: "",
+    T.BooleanType: False,
+    T.IntegerType: 0,
+    T.LongType: 0,
+    T.DoubleType: 0.0,
+}
+
+
+def _quoted(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _literal(value: object, field: T.StructField) -> str:
+    kind = field.dataType
+    if value is None:
+        return f"CAST(NULL AS {kind.simpleString()})"
+    if isinstance(kind, T.StringType):
+        text = f"CAST(X'{str(value).encode('utf-8').hex()}' AS STRING)"
+    elif isinstance(kind, T.BooleanType):
+        text = "TRUE" if value else "FALSE"
+    elif isinstance(kind, T.IntegralType):
+        text = f"CAST({int(value)} AS {kind.simpleString()})"  # type: ignore[call-overload]
+    elif isinstance(kind, T.DoubleType):
+        number = float(value)  # type: ignore[arg-type]
+        text = f"{number!r}D" if math.isfinite(number) else f"CAST('{number}' AS DOUBLE)"
+    else:
+        raise TypeError(f"local_frame: no literal for {kind.simpleString()} ({field.name})")
+    # IF(TRUE, v, NULL) is v, typed nullable: VALUES makes a column nullable only if a row is.
+    return f"IF(TRUE, {text}, NULL)" if field.nullable else text

@@ -33,7 +33,7 @@ from pyspark.sql import types as T
 from ndcg_spark import columns as c
 from ndcg_spark.comparison.stats import holm, paired_t
 from ndcg_spark.errors import ConfigError
-from ndcg_spark.frames import indicator
+from ndcg_spark.frames import indicator, local_frame
 from ndcg_spark.scoring.metrics import cutoff_ks, exact_sum
 
 CONFIDENCE = 0.95
@@ -233,6 +233,16 @@ def _poisson(uniform: Column) -> Column:
     return count
 
 
+_PLAN_SCHEMA = T.StructType(
+    [
+        T.StructField(c.RUN_ID, T.StringType()),
+        T.StructField(_EXACT, T.BooleanType()),
+        T.StructField(_PERMS, T.LongType()),
+        T.StructField(_DRAWS, T.LongType()),
+    ]
+)
+
+
 def _plan(spark: SparkSession, stats: dict[str, dict[str, Any]], resampling: Resampling) -> DataFrame:
     """Per run: how many draws to generate, and whether its randomization test is exact."""
     rows = []
@@ -241,7 +251,8 @@ def _plan(spark: SparkSession, stats: dict[str, dict[str, Any]], resampling: Res
         exact = n <= MAX_EXACT_QUERIES and 2**n <= resampling.permutations
         permutations = 2**n if exact else resampling.permutations
         rows.append((run, exact, permutations, max(permutations, resampling.bootstrap)))
-    return spark.createDataFrame(rows, f"{c.RUN_ID} string, {_EXACT} boolean, {_PERMS} long, {_DRAWS} long")
+    return local_frame(spark, rows, _PLAN_SCHEMA)
+
 
 
 def _indexed(pairs: DataFrame, plan: DataFrame) -> DataFrame:
@@ -414,4 +425,4 @@ def _adjust(rows: list[ComparisonRow], cutoffs: list[Cutoff]) -> None:
 
 
 def comparison_frame(spark: SparkSession, rows: list[ComparisonRow]) -> DataFrame:
-    return spark.createDataFrame([row.values() for row in rows], COMPARISON_SCHEMA)
+    return local_frame(spark, [row.values() for row in rows], COMPARISON_SCHEMA)

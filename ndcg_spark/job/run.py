@@ -66,7 +66,8 @@ def evaluate_paths(spark: SparkSession, config: JobConfig, staging: Staging) -> 
 
     def stage(pairs: DataFrame) -> DataFrame:
         pairs.write.parquet(staging.path(PAIRS_DIR))
-        return spark.read.parquet(staging.path(PAIRS_DIR))
+        # With the schema given, reading it back needs no Spark job to infer it.
+        return spark.read.schema(pairs.schema).parquet(staging.path(PAIRS_DIR))
 
     return evaluate(spark, judgments, results, config.options(), stage, slice_input)
 

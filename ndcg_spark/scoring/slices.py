@@ -23,9 +23,16 @@ QUERY_METADATA = "query_metadata"
 SLICE = "slice"
 SLICE_VALUE = "slice_value"
 SLICE_SUMMARY_COLUMNS = (SLICE, SLICE_VALUE, c.RUN_ID, c.MEASURE, c.K, c.NDCG, c.NUM_QUERIES, c.JUDGED_AT_K)
-SLICE_SUMMARY_SCHEMA = (
-    f"{SLICE} string, {SLICE_VALUE} string, {c.RUN_ID} string, {c.MEASURE} string, {c.K} int,"
-    f" {c.NDCG} double, {c.NUM_QUERIES} bigint, {c.JUDGED_AT_K} double"
+SLICE_SUMMARY_SCHEMA = T.StructType(
+    [
+        T.StructField(name, kind)
+        for name, kind in zip(
+            SLICE_SUMMARY_COLUMNS,
+            (T.StringType(), T.StringType(), T.StringType(), T.StringType(), T.IntegerType(),
+             T.DoubleType(), T.LongType(), T.DoubleType()),
+            strict=True,
+        )
+    ]
 )
 _VALUES = "_values"
 _ROWS = "_rows"
