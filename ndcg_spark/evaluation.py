@@ -11,7 +11,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pyspark.sql import DataFrame, Observation, Row, SparkSession
-from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
 from ndcg_spark.checks.inputs import Input
@@ -173,7 +172,7 @@ def evaluate(
         lambda df: per_query_rows(df, options.ks, options.uncut, options.variant)
     )
     with step("summary") as counts:
-        summary = summarize(per_query).orderBy(c.RUN_ID, c.MEASURE, F.col(c.K).asc_nulls_last()).collect()
+        summary = sorted(summarize(per_query).collect(), key=lambda row: (row[c.RUN_ID], *_measure_order(row)))
         judged_queries = scored.judged_queries
         runs = _run_counts(pairs, judged_queries, options.complete, results.sources)
         counts.update(runs=len(runs), judged_queries=judged_queries, per_query_rows=sum(row[c.NUM_QUERIES] for row in summary))
@@ -189,10 +188,11 @@ def evaluate(
     if slice_input is not None and options.slices:
         with step("slices") as counts:
             by_query = query_slices(slice_input, options.slices)
-            slices = (
-                slice_summary(per_query, by_query, options.slices)
-                .orderBy(SLICE, F.col(SLICE_VALUE).asc_nulls_last(), c.RUN_ID, c.MEASURE, F.col(c.K).asc_nulls_last())
-                .collect()
+            slices = sorted(
+                slice_summary(per_query, by_query, options.slices).collect(),
+                key=lambda row: (
+                    row[SLICE], row[SLICE_VALUE] is None, row[SLICE_VALUE] or "", row[c.RUN_ID], *_measure_order(row)
+                ),
             )
             counts.update(rows=len(slices))
     return per_query, Evaluation(
@@ -209,10 +209,17 @@ def evaluate(
     )
 
 
+def _measure_order(row: Row) -> tuple[str, bool, int]:
+    """Rows of a few per run and cutoff are put in reading order on the driver (by run, measure,
+    then k with the uncut last): an orderBy in Spark costs a sampling job and a shuffle. Python
+    orders strings by code point, which is Spark's order of their UTF-8 bytes."""
+    return (row[c.MEASURE], row[c.K] is None, row[c.K] or 0)
+
+
 def _run_counts(pairs: DataFrame, judged_queries: int, complete: bool, sources: tuple[str, ...]) -> list[RunCounts]:
     """Per run: queries scored, judged queries it lacks (scored 0 with --complete), unjudged ones.
     With several results inputs, a run that two of them produce is refused."""
-    counts = counts_per_run(pairs).orderBy(c.RUN_ID).collect()
+    counts = sorted(counts_per_run(pairs).collect(), key=lambda row: row[c.RUN_ID])
     for row in counts:
         if sources and row[FIRST_INPUT] != row[LAST_INPUT]:
             raise InputError(

@@ -1,5 +1,10 @@
-"""Frame and column helpers every step shares: the one shuffle by query, row counting, and
-frames of rows the driver holds."""
+"""Frame and column helpers every step shares: the one shuffle by query, row counting, SQL
+expression text, and frames of rows the driver holds.
+
+Wide expressions (one aggregate per cutoff and value, a struct per cutoff) are written as SQL
+text for F.expr: PySpark builds a Column through the JVM one call per function, column and
+literal (F.max(F.when(F.col(p) <= k, F.col(v))).alias(a) costs 64 calls), F.expr one parse
+(6 calls); at 4-5 cutoffs the plan's Columns took some 7,000 calls, seconds of every run."""
 
 from __future__ import annotations
 
@@ -19,6 +24,11 @@ def copartition(frame: DataFrame) -> DataFrame:
     return frame.repartition(F.col(c.QUERY_ID))
 
 
+def sql_name(column: str) -> str:
+    """A column name quoted for SQL expression text."""
+    return "`" + column.replace("`", "``") + "`"
+
+
 def indicator(condition: Column) -> Column:
     """1 where the condition holds, else 0: summed, it counts the rows that meet it."""
     return F.when(condition, F.lit(1)).otherwise(F.lit(0))
@@ -32,7 +42,7 @@ def local_frame(spark: SparkSession, rows: Sequence[Sequence[object]], schema: T
     is a literal of its column's type (doubles as their shortest round-trip text, so bit for
     bit; strings as their UTF-8 bytes, so nothing needs escaping); a column the schema declares
     nullable is typed nullable even when no row holds a NULL."""
-    names = ", ".join(_quoted(field.name) for field in schema)
+    names = ", ".join(sql_name(field.name) for field in schema)
     placeholder = [None if field.nullable else _ZEROS[type(field.dataType)] for field in schema]
     values = ", ".join(
         "(" + ", ".join(_literal(value, field) for value, field in zip(row, schema, strict=True)) + ")"
@@ -49,10 +59,6 @@ _ZEROS: dict[type[T.DataType], object] = {
     T.LongType: 0,
     T.DoubleType: 0.0,
 }
-
-
-def _quoted(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
 
 
 def _literal(value: object, field: T.StructField) -> str:

@@ -20,7 +20,7 @@ from pyspark.sql import functions as F
 from ndcg_spark import columns as c
 from ndcg_spark.checks.inputs import FILE, Duplicates, Input
 from ndcg_spark.errors import InputError
-from ndcg_spark.frames import copartition, indicator
+from ndcg_spark.frames import copartition
 
 COPY = "_copy"
 ROWS = "rows"
@@ -44,7 +44,8 @@ class Observed:
 
 
 def _count(condition: Column) -> Column:
-    return F.sum(indicator(condition))
+    """How many rows meet the condition (a NULL condition is not met)."""
+    return F.count_if(condition)
 
 
 def observe(source: Input) -> Observed:

@@ -16,7 +16,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from pyspark.sql import DataFrame, SparkSession, Window
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
@@ -25,7 +25,7 @@ from ndcg_spark.errors import EXIT_FAILURE, EXIT_OK, InputError, NdcgSparkError,
 from ndcg_spark.io.parquet import read_parquet
 from ndcg_spark.io.trec import QRELS, RUN, qrels_lines, read_trec, run_lines
 from ndcg_spark.options import ORDER_BY_SCORE, ColumnNames
-from ndcg_spark.scoring.metrics import TIE_BREAK, ranking_order, with_tie_break
+from ndcg_spark.scoring.metrics import TIE_BREAK, ranking_order, window, with_tie_break
 
 TO_PARQUET = "to-parquet"
 FROM_PARQUET = "from-parquet"
@@ -60,8 +60,8 @@ def from_parquet(spark: SparkSession, kind: str, path: str) -> DataFrame:
     if kind == KIND_QRELS:
         return qrels_lines(frame.select(c.QUERY_ID, c.DOC_ID, c.RELEVANCE))
     if c.RANK not in frame.columns:
-        order = Window.partitionBy(c.RUN_ID, c.QUERY_ID).orderBy(*ranking_order(ORDER_BY_SCORE))
-        frame = frame.transform(with_tie_break).withColumn(c.RANK, F.row_number().over(order)).drop(TIE_BREAK)
+        order = window([c.RUN_ID, c.QUERY_ID], ranking_order(ORDER_BY_SCORE))
+        frame = frame.transform(with_tie_break).withColumn(c.RANK, F.expr(f"row_number() OVER ({order})")).drop(TIE_BREAK)
     return run_lines(frame.select(c.RUN_ID, c.QUERY_ID, c.DOC_ID, c.SCORE, c.RANK))
 
 

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from pyspark.sql import Column, DataFrame, Observation, Window, WindowSpec
+from pyspark.sql import Column, DataFrame, Observation
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
-from ndcg_spark.frames import copartition, indicator
+from ndcg_spark.frames import copartition, indicator, sql_name
 from ndcg_spark.options import (
     GAIN_EXPONENTIAL,
     GAIN_LINEAR,
@@ -63,9 +63,9 @@ def gain(relevance: Column, kind: Gain, table: GainTable = ()) -> Column:
     return custom.otherwise(default)
 
 
-def discounted(gain_value: Column, position: Column) -> Column:
-    """gain / log2(position + 1); position 1 is the top."""
-    return gain_value / F.log2(position.cast(T.DoubleType()) + F.lit(1.0))
+def discounted(gain_value: str, position: str) -> str:
+    """SQL text of gain / log2(position + 1); position 1 is the top."""
+    return f"{gain_value} / log2(CAST({position} AS DOUBLE) + 1.0D)"
 
 
 TIE_BREAK = "_tie_break"
@@ -82,39 +82,44 @@ def with_tie_break(frame: DataFrame) -> DataFrame:
     return frame.withColumn(TIE_BREAK, tie_break())
 
 
-def ranking_order(order_by: OrderBy) -> list[Column]:
-    """trec_eval's order: score descending, ties by doc_id descending in byte order (on a frame
-    from with_tie_break)."""
-    by_score = [F.col(c.SCORE).desc(), F.col(TIE_BREAK).desc()]
-    return [F.col(c.RANK).asc()] + by_score if order_by == ORDER_BY_RANK else by_score
+def ranking_order(order_by: OrderBy) -> list[str]:
+    """trec_eval's order, as SQL sort keys: score descending, ties by doc_id descending in byte
+    order (on a frame from with_tie_break)."""
+    by_score = [f"{sql_name(c.SCORE)} DESC", f"{sql_name(TIE_BREAK)} DESC"]
+    return [f"{sql_name(c.RANK)} ASC", *by_score] if order_by == ORDER_BY_RANK else by_score
 
 
-def _running(spec: WindowSpec) -> WindowSpec:
-    return spec.rowsBetween(Window.unboundedPreceding, Window.currentRow)
+def window(partition: Sequence[str], order: Sequence[str]) -> str:
+    """SQL text of a window over the lists of `partition`, each in `order` (SQL sort keys)."""
+    return f"PARTITION BY {', '.join(sql_name(name) for name in partition)} ORDER BY {', '.join(order)}"
 
 
-def _whole(spec: WindowSpec) -> WindowSpec:
-    """The whole list, in the same window spec as the running sums, so Spark computes both in one
-    WindowExec over one sort."""
-    return spec.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)
+RUNNING = "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+# The whole list, in the same window as the running sums, so Spark computes both in one
+# WindowExec over one sort.
+WHOLE = "ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING"
+
+
+def _counted(condition: str) -> str:
+    return f"CASE WHEN {condition} THEN 1 ELSE 0 END"
 
 
 def with_running_dcg(
     frame: DataFrame,
     partition: Sequence[str],
-    order: Sequence[Column],
+    order: Sequence[str],
     position: str,
     running: str,
     ks: Sequence[int],
-    judged: Column | None = None,
+    judged: str | None = None,
     *,
-    kept: Column | None = None,
+    kept: str | None = None,
     max_depth: int | None = None,
-    whole: Mapping[str, Column] | None = None,
+    whole: Mapping[str, str] | None = None,
 ) -> DataFrame:
     """The rows some cutoff reads (see at_cutoffs) with their position in the (total) order, the
     DCG of the list down to them, the running counts of relevant (and judged) rows, and the
-    list's length.
+    list's length. `order` holds SQL sort keys; `judged` and `kept` name boolean columns.
 
     Two windows over one sort: the first numbers every row; only rows that can change a running
     value (gain > 0, or judged) or that a cutoff reads go on to the second, which sums in rank
@@ -123,42 +128,47 @@ def with_running_dcg(
     max_depth cuts the list after its first max_depth rows (trec_eval -M); then `kept`, when
     given, condenses it to the rows it holds for (trec_eval -J): positions count only those,
     and a list that keeps none is one row at position 0, so that it is still scored (0).
-    `whole` names aggregates to take over the whole list, before any cut."""
-    spec = Window.partitionBy(*partition).orderBy(*order)
-    over_whole = {name: aggregate.over(_whole(spec)) for name, aggregate in (whole or {}).items()}
+    `whole` names SQL aggregates to take over the whole list, before any cut."""
+    spec = window(partition, order)
+
+    def over(aggregate: str, rows: str = "", cast: str | None = None) -> Column:
+        text = f"{aggregate} OVER ({spec} {rows})"
+        return F.expr(f"CAST({text} AS {cast})" if cast else text)
+
+    over_whole = {name: over(aggregate, WHOLE) for name, aggregate in (whole or {}).items()}
+    pos, length, gain_value = sql_name(position), sql_name(LIST_LENGTH), sql_name(c.GAIN)
     if kept is None:
         numbered = frame.withColumns(
-            {position: F.row_number().over(spec), LIST_LENGTH: F.count(F.lit(1)).over(_whole(spec)), **over_whole}
+            {position: over("row_number()"), LIST_LENGTH: over("count(1)", WHOLE), **over_whole}
         )
         if max_depth is not None:
-            numbered = numbered.filter(F.col(position) <= max_depth).withColumn(
-                LIST_LENGTH, F.least(F.col(LIST_LENGTH), F.lit(max_depth))
+            numbered = numbered.filter(F.expr(f"{pos} <= {max_depth}")).withColumn(
+                LIST_LENGTH, F.expr(f"least({length}, {max_depth})")
             )
-        term = discounted(F.col(c.GAIN), F.col(position))
+        term = discounted(gain_value, pos)
     else:
-        numbered = frame.withColumns({ORDINAL: F.row_number().over(spec), **over_whole})
+        ordinal, usable = sql_name(ORDINAL), sql_name(kept)
+        numbered = frame.withColumns({ORDINAL: over("row_number()"), **over_whole})
         if max_depth is not None:
-            numbered = numbered.filter(F.col(ORDINAL) <= max_depth)
+            numbered = numbered.filter(F.expr(f"{ordinal} <= {max_depth}"))
         numbered = (
             numbered.withColumns(
                 {
-                    position: F.sum(indicator(kept)).over(_running(spec)).cast(T.IntegerType()),
-                    LIST_LENGTH: F.sum(indicator(kept)).over(_whole(spec)).cast(T.IntegerType()),
+                    position: over(f"sum({_counted(usable)})", RUNNING, "INT"),
+                    LIST_LENGTH: over(f"sum({_counted(usable)})", WHOLE, "INT"),
                 }
             )
-            .filter(kept | ((F.col(LIST_LENGTH) == 0) & (F.col(ORDINAL) == 1)))
+            .filter(F.expr(f"{usable} OR ({length} = 0 AND {ordinal} = 1)"))
             .drop(ORDINAL)
         )
-        term = F.when(F.col(position) > 0, discounted(F.col(c.GAIN), F.col(position))).otherwise(F.lit(0.0))
-    counted = F.col(c.GAIN) > 0 if judged is None else judged | (F.col(c.GAIN) > 0)
-    sums = {
-        running: F.sum(term).over(_running(spec)),
-        CUM_RELEVANT: F.sum(indicator(F.col(c.GAIN) > 0)).over(_running(spec)),
-    }
+        term = f"CASE WHEN {pos} > 0 THEN {discounted(gain_value, pos)} ELSE 0.0D END"
+    relevant = f"{gain_value} > 0"
+    counted = relevant if judged is None else f"{sql_name(judged)} OR {relevant}"
+    sums = {running: over(f"sum({term})", RUNNING), CUM_RELEVANT: over(f"sum({_counted(relevant)})", RUNNING)}
     if judged is not None:
-        sums[CUM_JUDGED] = F.sum(indicator(judged)).over(_running(spec))
+        sums[CUM_JUDGED] = over(f"sum({_counted(sql_name(judged))})", RUNNING)
     return (
-        numbered.filter(counted | at_cutoffs(position, ks))
+        numbered.filter(F.expr(counted) | at_cutoffs(position, ks))
         .withColumns(sums)
         .filter(at_cutoffs(position, ks))
     )
@@ -167,12 +177,18 @@ def with_running_dcg(
 def at_cutoffs(position: str, ks: Sequence[int]) -> Column:
     """Only the rows whose running values some cutoff reads: positions k, and the list's last row
     (which serves every k beyond the list and the uncut measure)."""
-    return F.col(position).isin(*ks) | (F.col(position) == F.col(LIST_LENGTH))
+    at_k = f"{sql_name(position)} IN ({', '.join(str(k) for k in ks)}) OR " if ks else ""
+    return F.expr(f"{at_k}{sql_name(position)} = {sql_name(LIST_LENGTH)}")
 
 
-def _at_cutoff(value: str, position: str, k: int | None) -> Column:
-    """The running value at the last position <= k (running values never decrease)."""
-    return F.max(F.col(value) if k is None else F.when(F.col(position) <= k, F.col(value)))
+def _at_cutoff(value: str, position: str, k: int | None, name: str, cast: str | None = None) -> Column:
+    """The running value at the last position <= k (running values never decrease), as `name`,
+    cast to the SQL type `cast` when given."""
+    at = f"max({sql_name(value)})" if k is None else f"max(CASE WHEN {sql_name(position)} <= {k} THEN {sql_name(value)} END)"
+    return F.expr(f"{f'CAST({at} AS {cast})' if cast else at} AS {sql_name(name)}")
+
+
+_BIGINT = "BIGINT"
 
 
 def cutoff_ks(ks: Sequence[int], uncut: bool) -> list[int | None]:
@@ -227,8 +243,8 @@ def ranked_dcg(
         *[F.coalesce(F.col(USABLE), F.lit(False)).alias(USABLE)] if judged_only else [],
         *[c.INPUT] if inputs else [],
     )
-    judged = F.col(USABLE) if judged_only else F.col(c.IS_JUDGED)
-    spread = {FIRST_INPUT: F.min(c.INPUT), LAST_INPUT: F.max(c.INPUT)} if inputs else {}
+    judged = USABLE if judged_only else c.IS_JUDGED
+    spread = {FIRST_INPUT: f"min({sql_name(c.INPUT)})", LAST_INPUT: f"max({sql_name(c.INPUT)})"} if inputs else {}
     ranked = with_running_dcg(
         labelled,
         [c.QUERY_ID, c.RUN_ID],
@@ -248,18 +264,14 @@ def ranked_dcg(
 
 def dcg_per_query(ranked: DataFrame, ks: Sequence[int], uncut: bool) -> DataFrame:
     """One row per (run, query): DCG and counts at every cutoff, all k in one aggregation."""
-    aggregates = [F.max(c.POSITION).cast(T.LongType()).alias(c.NUM_RETRIEVED)]
+    aggregates = [_at_cutoff(c.POSITION, c.POSITION, None, c.NUM_RETRIEVED, _BIGINT)]
     if FIRST_INPUT in ranked.columns:
         aggregates += [F.min(FIRST_INPUT).alias(FIRST_INPUT), F.max(LAST_INPUT).alias(LAST_INPUT)]
     for k in cutoff_ks(ks, uncut):
         aggregates += [
-            _at_cutoff(c.CUM_DCG, c.POSITION, k).alias(c.at_cutoff(c.DCG, k)),
-            _at_cutoff(CUM_JUDGED, c.POSITION, k).cast(T.LongType()).alias(
-                c.at_cutoff(c.NUM_JUDGED_RETRIEVED, k)
-            ),
-            _at_cutoff(CUM_RELEVANT, c.POSITION, k).cast(T.LongType()).alias(
-                c.at_cutoff(c.NUM_RELEVANT_RETRIEVED, k)
-            ),
+            _at_cutoff(c.CUM_DCG, c.POSITION, k, c.at_cutoff(c.DCG, k)),
+            _at_cutoff(CUM_JUDGED, c.POSITION, k, c.at_cutoff(c.NUM_JUDGED_RETRIEVED, k), _BIGINT),
+            _at_cutoff(CUM_RELEVANT, c.POSITION, k, c.at_cutoff(c.NUM_RELEVANT_RETRIEVED, k), _BIGINT),
         ]
     return ranked.groupBy(c.QUERY_ID, c.RUN_ID).agg(*aggregates)
 
@@ -274,17 +286,14 @@ def ideal_dcg_per_query(gains: DataFrame, ks: Sequence[int], uncut: bool) -> Dat
     The same kind of windows as the ranked lists: an ideal side from counts per gain and array
     functions sorted less but ran slower, each new operator kind costing a cold JVM its
     compilation (docs/performance.md, "Designs tried")."""
-    order = [F.col(c.GAIN).desc(), F.col(c.DOC_ID).desc()]
+    order = [f"{sql_name(c.GAIN)} DESC", f"{sql_name(c.DOC_ID)} DESC"]
     ideal = with_running_dcg(gains, [c.QUERY_ID], order, c.IDEAL_POSITION, c.CUM_IDCG, ks)
     return (
         ideal.groupBy(c.QUERY_ID)
         .agg(
-            F.max(c.IDEAL_POSITION).cast(T.LongType()).alias(c.NUM_JUDGED),
-            F.max(CUM_RELEVANT).cast(T.LongType()).alias(c.NUM_RELEVANT),
-            *[
-                _at_cutoff(c.CUM_IDCG, c.IDEAL_POSITION, k).alias(c.at_cutoff(c.IDCG, k))
-                for k in cutoff_ks(ks, uncut)
-            ],
+            _at_cutoff(c.IDEAL_POSITION, c.IDEAL_POSITION, None, c.NUM_JUDGED, _BIGINT),
+            _at_cutoff(CUM_RELEVANT, c.IDEAL_POSITION, None, c.NUM_RELEVANT, _BIGINT),
+            *[_at_cutoff(c.CUM_IDCG, c.IDEAL_POSITION, k, c.at_cutoff(c.IDCG, k)) for k in cutoff_ks(ks, uncut)],
         )
     )
 
@@ -353,24 +362,26 @@ def evaluated_pairs(pairs: DataFrame, ks: Sequence[int], uncut: bool, complete: 
     )
 
 
-def _cutoff_struct(k: int | None) -> Column:
-    def cut(name: str) -> Column:
-        return F.coalesce(F.col(c.at_cutoff(name, k)), F.lit(0).cast(_zero_type(name)))
+def _cutoff_struct(k: int | None) -> str:
+    """SQL text of one cutoff's values of a (run, query) row; a missing value (the run lacks
+    the query, scored with complete) is 0."""
 
-    retrieved = F.col(c.NUM_RETRIEVED) if k is None else F.least(F.col(c.NUM_RETRIEVED), F.lit(k))
-    idcg = F.col(c.at_cutoff(c.IDCG, k))
-    return F.struct(
-        F.lit(c.MEASURE_UNCUT if k is None else c.MEASURE_CUT).alias(c.MEASURE),
-        F.lit(k).cast(T.IntegerType()).alias(c.K),
-        cut(c.DCG).alias(c.DCG),
-        idcg.alias(c.IDCG),
-        cut(c.NUM_RELEVANT_RETRIEVED).alias(c.NUM_RELEVANT_RETRIEVED),
-        F.when(retrieved > 0, cut(c.NUM_JUDGED_RETRIEVED) / retrieved).alias(c.JUDGED_AT_K),
-    )
+    def cut(name: str) -> str:
+        zero = "0.0D" if name == c.DCG else "0L"
+        return f"coalesce({sql_name(c.at_cutoff(name, k))}, {zero})"
 
-
-def _zero_type(name: str) -> T.DataType:
-    return T.DoubleType() if name == c.DCG else T.LongType()
+    measure = c.MEASURE_UNCUT if k is None else c.MEASURE_CUT
+    retrieved = sql_name(c.NUM_RETRIEVED) if k is None else f"least({sql_name(c.NUM_RETRIEVED)}, {k})"
+    fields = {
+        c.MEASURE: f"'{measure}'",
+        c.K: f"CAST({'NULL' if k is None else k} AS INT)",
+        c.DCG: cut(c.DCG),
+        c.IDCG: sql_name(c.at_cutoff(c.IDCG, k)),
+        c.NUM_RELEVANT_RETRIEVED: cut(c.NUM_RELEVANT_RETRIEVED),
+        c.JUDGED_AT_K: f"CASE WHEN {retrieved} > 0 THEN {cut(c.NUM_JUDGED_RETRIEVED)} / {retrieved} END",
+    }
+    named = [f"'{name}', {value}" for name, value in fields.items()]
+    return f"named_struct({', '.join(named)})"
 
 
 PER_QUERY_COLUMNS = (
@@ -393,23 +404,23 @@ PER_QUERY_COLUMNS = (
 def per_query_rows(pairs: DataFrame, ks: Sequence[int], uncut: bool, variant: str) -> DataFrame:
     """Long format: one row per (run, query, cutoff); the uncut row has measure 'ndcg', k NULL.
     `variant` (Options.variant) says how the values were computed."""
-    cutoffs = F.array(*[_cutoff_struct(k) for k in cutoff_ks(ks, uncut)])
+    cutoffs = ", ".join(_cutoff_struct(k) for k in cutoff_ks(ks, uncut))
+    query_id, retrieved, dcg, idcg = (sql_name(name) for name in (c.QUERY_ID, c.NUM_RETRIEVED, c.DCG, c.IDCG))
+    computed = {
+        c.NDCG: F.expr(f"CASE WHEN {idcg} > 0 THEN {dcg} / {idcg} ELSE 0.0D END AS {sql_name(c.NDCG)}"),
+        c.VARIANT: F.lit(variant).alias(c.VARIANT),
+    }
     return (
         pairs.select(
             c.RUN_ID,
-            F.col(c.QUERY_ID).cast(T.StringType()).alias(c.QUERY_ID),
-            F.coalesce(F.col(c.NUM_RETRIEVED), F.lit(0)).cast(T.LongType()).alias(c.NUM_RETRIEVED),
+            F.expr(f"CAST({query_id} AS STRING) AS {query_id}"),
+            F.expr(f"CAST(coalesce({retrieved}, 0) AS BIGINT) AS {retrieved}"),
             c.NUM_JUDGED,
             c.NUM_RELEVANT,
-            F.explode(cutoffs).alias(c.CUTOFFS),
+            F.expr(f"explode(array({cutoffs})) AS {sql_name(c.CUTOFFS)}"),
         )
         .select("*", f"{c.CUTOFFS}.*")
-        .withColumn(
-            c.NDCG,
-            F.when(F.col(c.IDCG) > 0, F.col(c.DCG) / F.col(c.IDCG)).otherwise(F.lit(0.0)),
-        )
-        .withColumn(c.VARIANT, F.lit(variant))
-        .select(*PER_QUERY_COLUMNS)
+        .select(*[computed.get(name, F.col(name)) for name in PER_QUERY_COLUMNS])
     )
 
 
