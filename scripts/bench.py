@@ -20,6 +20,10 @@ each peer, written as JSON and Markdown under --out.
 --job-from DIR also times the job of another checkout (a git worktree of the commit before a
 change, say) as "job_from", in turn with this one on the same data; its means must equal the job's.
 
+--breakdown then runs the job (and job_from) once more each with Spark's event log and tabulates
+where the time goes: Spark jobs, the start before the first, the job's steps (main pass, summary,
+publish, from its step log), the longest Spark job of the main pass, and the time no Spark job ran.
+
 --skew F also generates a dataset of the same number of result rows in which one query holds the
 fraction F of them, and runs the job (and DuckDB) on it as well: "job_skewed" against "job".
 """
@@ -35,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -243,6 +248,63 @@ def job_means(output: Path) -> dict[str, float]:
     return {str(row["k"]): row["ndcg"] for row in table if row["k"] is not None}
 
 
+def _epoch(iso: str) -> float:
+    import datetime as dt
+
+    return dt.datetime.fromisoformat(iso).timestamp()
+
+
+def breakdown(tool: Tool, env: dict[str, str], events: Path) -> dict[str, float]:
+    """Where one run of the job spends its time: Spark's event log (jobs, their times, the idle
+    gaps) and the job's own step log (one JSON line per step, with its end time and seconds)."""
+    shutil.rmtree(events, ignore_errors=True)
+    events.mkdir(parents=True)
+    log_conf = ["--conf", "spark.eventLog.enabled=true", "--conf", f"spark.eventLog.dir={events.as_uri()}",
+                "--conf", "spark.eventLog.compress=false"]
+    command = [tool.command[0], *log_conf, *tool.command[1:]]  # spark-submit's options, then the job's
+    started = time.time()
+    done = subprocess.run(command, env={**env, **tool.env}, capture_output=True, text=True)
+    wall = time.time() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"{tool.name} failed:\n{done.stderr[-3000:]}")
+    steps = {}
+    for line in (done.stdout + done.stderr).splitlines():  # the step log goes where the job's log goes
+        if '"step": ' in line:
+            record = json.loads(line[line.index("{"):])
+            steps[record["step"]] = (_epoch(record["time"]) - record["seconds"], _epoch(record["time"]))
+    app_start = app_end = 0.0
+    jobs: dict[int, list[float]] = {}
+    for path in sorted(p for p in events.rglob("*") if p.is_file() and not p.name.startswith(("appstatus", "."))):
+        for line in path.read_text().splitlines():
+            event = json.loads(line)
+            kind = event["Event"]
+            if kind == "SparkListenerApplicationStart":
+                app_start = event["Timestamp"] / 1000
+            elif kind == "SparkListenerApplicationEnd":
+                app_end = event["Timestamp"] / 1000
+            elif kind == "SparkListenerJobStart":
+                jobs[event["Job ID"]] = [event["Submission Time"] / 1000, 0.0]
+            elif kind == "SparkListenerJobEnd":
+                jobs[event["Job ID"]][1] = event["Completion Time"] / 1000
+    spans = sorted(jobs.values())
+    busy, reach = 0.0, app_start
+    for start, end in spans:  # the union of the jobs' spans: time some job was running
+        busy += max(0.0, end - max(start, reach))
+        reach = max(reach, end)
+    main_pass = steps.get("main pass", (0.0, 0.0))
+    in_main = [end - start for start, end in spans if main_pass[0] <= start <= main_pass[1]]
+    return {
+        "wall": wall,
+        "spark_jobs": len(spans),
+        "start": (spans[0][0] - app_start) if spans else 0.0,
+        "main_pass": main_pass[1] - main_pass[0],
+        "longest_job_in_main_pass": max(in_main, default=0.0),
+        "summary": (lambda span: span[1] - span[0])(steps.get("summary", (0.0, 0.0))),
+        "publish": (lambda span: span[1] - span[0])(steps.get("publish", (0.0, 0.0))),
+        "no_spark_job_running": (app_end - app_start) - busy,
+    }
+
+
 def dataset(root: Path, args: argparse.Namespace, skew: float) -> Path:
     name = f"q{args.queries}-d{args.depth}-j{args.judged}" + (f"-skew{skew:g}" if skew else "")
     path = root / name
@@ -265,6 +327,8 @@ def main() -> None:
     parser.add_argument("--data", default=str(ROOT / "bench-data"))
     parser.add_argument("--out", default=str(ROOT / "bench-results"))
     parser.add_argument("--job-from", help="another checkout whose job to time beside this one's (job_from)")
+    parser.add_argument("--breakdown", action="store_true",
+                        help="then one more run of each job with Spark's event log: where its time goes")
     args = parser.parse_args()
 
     plain = dataset(Path(args.data), args, 0.0)
@@ -391,6 +455,18 @@ def main() -> None:
     for name, worst in by_design.items():
         lines += ["", f"{name}: its mean NDCG@k differs from the job's (trec_eval's) by up to {worst:.3g}:"
                       " binary relevance from Python (see docs/performance.md)"]
+    if args.breakdown:
+        jobs = [tool for tool in tools if tool.name in ("job", "job_from")]
+        parts = {tool.name: breakdown(tool, env, scripts / f"events-{tool.name}") for tool in jobs}
+        report["breakdown"] = parts
+        Path(f"{stem}.json").write_text(json.dumps(report, indent=2))
+        lines += ["", "Where one run's time goes (s; an extra run of each with Spark's event log):", "",
+                  "| run | wall | Spark jobs | start | main pass | its longest job | summary | publish |"
+                  " no Spark job running |", "|---|---|---|---|---|---|---|---|---|"]
+        for name, part in parts.items():
+            lines.append(f"| {name} | {part['wall']:.1f} | {part['spark_jobs']:.0f} | {part['start']:.1f} |"
+                         f" {part['main_pass']:.1f} | {part['longest_job_in_main_pass']:.1f} |"
+                         f" {part['summary']:.1f} | {part['publish']:.1f} | {part['no_spark_job_running']:.1f} |")
     Path(f"{stem}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     shutil.rmtree(scripts, ignore_errors=True)
