@@ -210,9 +210,9 @@ def evaluate(
 
 
 def _measure_order(row: Row) -> tuple[str, bool, int]:
-    """Rows of a few per run and cutoff are put in reading order on the driver (by run, measure,
-    then k with the uncut last): an orderBy in Spark costs a sampling job and a shuffle. Python
-    orders strings by code point, which is Spark's order of their UTF-8 bytes."""
+    """Rows of a few per run and cutoff are put in order on the driver (by run, measure, then k,
+    NULL last): an orderBy in Spark costs a sampling job and a shuffle. Python orders strings by
+    code point, which is Spark's order of their UTF-8 bytes."""
     return (row[c.MEASURE], row[c.K] is None, row[c.K] or 0)
 
 

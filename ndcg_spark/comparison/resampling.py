@@ -254,7 +254,6 @@ def _plan(spark: SparkSession, stats: dict[str, dict[str, Any]], resampling: Res
     return local_frame(spark, rows, _PLAN_SCHEMA)
 
 
-
 def _indexed(pairs: DataFrame, plan: DataFrame) -> DataFrame:
     """The pairs with their run's plan, and for an exact run each query's bit in the draw
     number (its position in query order); the window sorts only those few rows."""

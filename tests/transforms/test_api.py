@@ -102,3 +102,18 @@ def test_ddl_frames_of_the_suite_are_accepted(spark: SparkSession) -> None:
     results = spark.createDataFrame([("r", "q", "a", 1.0, None)], RESULTS_DDL)
     (row,) = evaluate(judgments, results, ks=(1,), uncut=False).summary.collect()
     assert row[c.NDCG] == 1.0
+
+
+def test_summary_rows_come_in_sparks_order(spark: SparkSession) -> None:
+    """The summary is put in order on the driver: the same order an orderBy gives in Spark, for
+    run names whose code point order is not their case order (Spark compares UTF-8 bytes)."""
+    judgments, results = _frames(spark)
+    renamed = {"r1": "b", "r2": "é"}
+    results = results.replace(renamed, subset=[c.RUN_ID]).unionByName(
+        results.filter(F.col(c.RUN_ID) == "r1").withColumn(c.RUN_ID, F.lit("B"))
+    )
+    summary = evaluate(judgments, results, ks=(2, 1)).summary
+    got = [(row[c.RUN_ID], row[c.MEASURE], row[c.K]) for row in summary.collect()]
+    spark_order = summary.orderBy(c.RUN_ID, c.MEASURE, F.col(c.K).asc_nulls_last()).collect()
+    assert got == [(row[c.RUN_ID], row[c.MEASURE], row[c.K]) for row in spark_order]
+    assert [run for run, _, _ in got[::3]] == ["B", "b", "é"]
