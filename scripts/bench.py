@@ -31,6 +31,7 @@ fraction F of them, and runs the job (and DuckDB) on it as well: "job_skewed" ag
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import os
 import shutil
@@ -249,8 +250,6 @@ def job_means(output: Path) -> dict[str, float]:
 
 
 def _epoch(iso: str) -> float:
-    import datetime as dt
-
     return dt.datetime.fromisoformat(iso).timestamp()
 
 
@@ -291,16 +290,20 @@ def breakdown(tool: Tool, env: dict[str, str], events: Path) -> dict[str, float]
     for start, end in spans:  # the union of the jobs' spans: time some job was running
         busy += max(0.0, end - max(start, reach))
         reach = max(reach, end)
+    def seconds(step: str) -> float:
+        start, end = steps.get(step, (0.0, 0.0))
+        return end - start
+
     main_pass = steps.get("main pass", (0.0, 0.0))
     in_main = [end - start for start, end in spans if main_pass[0] <= start <= main_pass[1]]
     return {
         "wall": wall,
         "spark_jobs": len(spans),
         "start": (spans[0][0] - app_start) if spans else 0.0,
-        "main_pass": main_pass[1] - main_pass[0],
+        "main_pass": seconds("main pass"),
         "longest_job_in_main_pass": max(in_main, default=0.0),
-        "summary": (lambda span: span[1] - span[0])(steps.get("summary", (0.0, 0.0))),
-        "publish": (lambda span: span[1] - span[0])(steps.get("publish", (0.0, 0.0))),
+        "summary": seconds("summary"),
+        "publish": seconds("publish"),
         "no_spark_job_running": (app_end - app_start) - busy,
     }
 
