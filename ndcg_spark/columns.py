@@ -42,6 +42,12 @@ MEASURE_CUT = "ndcg_cut"
 MEASURE_UNCUT = "ndcg"
 
 
+def cutoff_order(k: int | None) -> tuple[bool, int]:
+    """Sort key of a cutoff: k ascending, the uncut measure (k NULL) last, as Spark orders
+    k ASC NULLS LAST."""
+    return (k is None, k or 0)
+
+
 def at_cutoff(name: str, k: int | None) -> str:
     """The column of a value at cutoff k in a wide row (`dcg_10`), or uncut (`dcg_all`)."""
     return f"{name}_all" if k is None else f"{name}_{k}"

@@ -209,11 +209,11 @@ def evaluate(
     )
 
 
-def _measure_order(row: Row) -> tuple[str, bool, int]:
+def _measure_order(row: Row) -> tuple[object, ...]:
     """Rows of a few per run and cutoff are put in order on the driver (by run, measure, then k,
     NULL last): an orderBy in Spark costs a sampling job and a shuffle. Python orders strings by
     code point, which is Spark's order of their UTF-8 bytes."""
-    return (row[c.MEASURE], row[c.K] is None, row[c.K] or 0)
+    return (row[c.MEASURE], *c.cutoff_order(row[c.K]))
 
 
 def _run_counts(pairs: DataFrame, judged_queries: int, complete: bool, sources: tuple[str, ...]) -> list[RunCounts]:

@@ -20,7 +20,7 @@ def measure_label(k: int | None) -> str:
 
 def summary_cutoffs(rows: Iterable[Any]) -> list[int | None]:
     """The cutoffs of summary-like rows in reading order: k ascending, the uncut measure last."""
-    return sorted({row[c.K] for row in rows}, key=lambda k: (k is None, k or 0))
+    return sorted({row[c.K] for row in rows}, key=c.cutoff_order)
 
 
 def summary_variants(rows: Iterable[Any]) -> list[str]:
@@ -170,7 +170,7 @@ def judged_warnings(evaluation: Evaluation) -> list[str]:
     """Runs whose top k is less than half judged: their NDCG is mostly a guess about unjudged
     documents (each counted as non-relevant)."""
     warnings = []
-    ordered = sorted(evaluation.summary, key=lambda row: (row[c.RUN_ID], row[c.K] is None, row[c.K] or 0))
+    ordered = sorted(evaluation.summary, key=lambda row: (row[c.RUN_ID], *c.cutoff_order(row[c.K])))
     for row in ordered:
         fraction = row[c.JUDGED_AT_K]
         if row[c.K] is not None and fraction is not None and fraction < LOW_JUDGED_WARNING:
