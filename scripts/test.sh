@@ -3,6 +3,9 @@
 #   scripts/test.sh            all tiers: unit, transforms, end_to_end, system
 #   scripts/test.sh --quick    unit and transforms only: the edit-test loop
 #   scripts/test.sh -k NAME    extra arguments go to pytest
+# The JVMs the tests start (spark-submit's, the test sessions', a standalone cluster's daemons) map
+# a class data sharing archive made once by scripts/jvm_archive.sh and kept in .venv/: each starts
+# about 7 s sooner. --quick starts one JVM, so it uses the archive only when an earlier run made it.
 # The whole suite runs its test files on PYTEST_WORKERS processes (default 2; 0 runs them in this
 # one): its system tier waits on JVMs starting, subprocesses and kills, so two overlap those waits.
 # --quick runs in this process (default 0): its tests are CPU-bound, a second JVM only competes.
@@ -19,6 +22,16 @@ if [ "${1:-}" = "--quick" ]; then
   default_workers=0
 fi
 workers="${PYTEST_WORKERS:-$default_workers}"
+if [ "$default_workers" = 0 ]; then
+  archive="$(bash scripts/jvm_archive.sh --if-made || true)"
+else
+  archive="$(bash scripts/jvm_archive.sh)" || archive=""
+fi
+if [ -n "$archive" ]; then
+  shared="-XX:SharedArchiveFile=$archive -Xlog:cds*=off"
+  export SPARK_SUBMIT_OPTS="${SPARK_SUBMIT_OPTS:-} $shared"
+  export SPARK_DAEMON_JAVA_OPTS="${SPARK_DAEMON_JAVA_OPTS:-} $shared"
+fi
 parallel=()
 if [ "$workers" != 0 ]; then
   parallel=(-n "$workers" --dist loadfile)
