@@ -3,7 +3,7 @@
 # installation and kept in .venv/. A JVM started with -XX:SharedArchiveFile=PATH maps the classes
 # Spark loads as it starts instead of reading them from its jars: a tiny job under spark-submit
 # starts about 7 s sooner. The test suite starts a few dozen such JVMs.
-#   scripts/jvm_archive.sh           make it when missing (about 40 s), print its path
+#   scripts/jvm_archive.sh           make it when missing (40-50 s), print its path
 #   scripts/jvm_archive.sh --if-made print its path only when it exists (exit 1 otherwise)
 # A JVM checks the archive against its JDK and class path and ignores it when they differ
 # (-Xlog:cds*=off keeps that silent).
