@@ -174,7 +174,7 @@ def compare(
     require_columns(per_query, "per_query", _GIVEN, [c.RUN_ID, c.QUERY_ID, c.MEASURE, c.K, c.NDCG])
     runs = [row[0] for row in per_query.select(c.RUN_ID).distinct().orderBy(c.RUN_ID).collect()]
     measured = per_query.select(c.MEASURE, c.K).distinct().collect()
-    cutoffs = sorted((Cutoff(row[0], row[1]) for row in measured), key=lambda cut: (cut.k is None, cut.k or 0))
+    cutoffs = sorted((Cutoff(row[0], row[1]) for row in measured), key=lambda cut: c.cutoff_order(cut.k))
     spark = per_query.sparkSession
     with session_settings(spark, PLAN_CONF):
         rows = compare_rows(spark, per_query, str(baseline), runs, cutoffs, resampling)
