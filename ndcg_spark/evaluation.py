@@ -22,16 +22,17 @@ from ndcg_spark.frames import local_frame
 from ndcg_spark.options import GAIN_LINEAR, ORDER_BY_SCORE, Gain, GainTable, Options, OrderBy
 from ndcg_spark.progress import step
 from ndcg_spark.scoring.metrics import (
+    COUNTS_ROW,
     FIRST_INPUT,
     JUDGED_QUERIES,
     LAST_INPUT,
-    RETRIEVED,
     RETRIEVED_JUDGED,
-    counts_per_run,
+    SUMMARY_COLUMNS,
     evaluated_pairs,
     per_query_rows,
     query_pairs,
     summarize,
+    summary_and_counts,
 )
 from ndcg_spark.scoring.slices import (
     SLICE,
@@ -172,9 +173,13 @@ def evaluate(
         lambda df: per_query_rows(df, options.ks, options.uncut, options.variant)
     )
     with step("summary") as counts:
-        summary = sorted(summarize(per_query).collect(), key=lambda row: (row[c.RUN_ID], *_measure_order(row)))
+        rows = summary_and_counts(per_query, pairs).collect()
+        summary = sorted(
+            (Row(**{name: row[name] for name in SUMMARY_COLUMNS}) for row in rows if not row[COUNTS_ROW]),
+            key=lambda row: (row[c.RUN_ID], *_measure_order(row)),
+        )
         judged_queries = scored.judged_queries
-        runs = _run_counts(pairs, judged_queries, options.complete, results.sources)
+        runs = _run_counts([row for row in rows if row[COUNTS_ROW]], judged_queries, options.complete, results.sources)
         counts.update(runs=len(runs), judged_queries=judged_queries, per_query_rows=sum(row[c.NUM_QUERIES] for row in summary))
     comparison: list[ComparisonRow] = []
     if options.baseline is not None:
@@ -216,10 +221,11 @@ def _measure_order(row: Row) -> tuple[object, ...]:
     return (row[c.MEASURE], *c.cutoff_order(row[c.K]))
 
 
-def _run_counts(pairs: DataFrame, judged_queries: int, complete: bool, sources: tuple[str, ...]) -> list[RunCounts]:
-    """Per run: queries scored, judged queries it lacks (scored 0 with --complete), unjudged ones.
-    With several results inputs, a run that two of them produce is refused."""
-    counts = sorted(counts_per_run(pairs).collect(), key=lambda row: row[c.RUN_ID])
+def _run_counts(count_rows: list[Row], judged_queries: int, complete: bool, sources: tuple[str, ...]) -> list[RunCounts]:
+    """Per run, from its counts (summary_and_counts): queries scored, judged queries it lacks
+    (scored 0 with --complete), unjudged ones. With several results inputs, a run that two of
+    them produce is refused."""
+    counts = sorted(count_rows, key=lambda row: row[c.RUN_ID])
     for row in counts:
         if sources and row[FIRST_INPUT] != row[LAST_INPUT]:
             raise InputError(
@@ -231,7 +237,7 @@ def _run_counts(pairs: DataFrame, judged_queries: int, complete: bool, sources: 
             run_id=row[c.RUN_ID],
             evaluated=judged_queries if complete else row[RETRIEVED_JUDGED],
             missing=judged_queries - row[RETRIEVED_JUDGED],
-            skipped=row[RETRIEVED] - row[RETRIEVED_JUDGED],
+            skipped=row[c.NUM_QUERIES] - row[RETRIEVED_JUDGED],
         )
         for row in counts
     ]

@@ -488,21 +488,52 @@ def summarize(per_query: DataFrame) -> DataFrame:
     )
 
 
-RETRIEVED = "retrieved"
 RETRIEVED_JUDGED = "retrieved_judged"
 
 
-def counts_per_run(pairs: DataFrame) -> DataFrame:
-    """Per run: queries retrieved, and of those the judged ones (the rest are skipped); with
-    several result inputs, the lowest and highest index of the inputs the run came from."""
+# Marks the rows of summary_and_counts that hold a run's counts, not a summary row.
+COUNTS_ROW = "_counts_row"
+_JUDGED = "_judged"
+
+
+def _null(frame: DataFrame, name: str) -> Column:
+    """A NULL of `frame`'s type for column `name`, under that name."""
+    return F.lit(None).cast(frame.schema[name].dataType).alias(name)
+
+
+def summary_and_counts(per_query: DataFrame, pairs: DataFrame) -> DataFrame:
+    """summarize(per_query), and per run the queries it retrieved (NUM_QUERIES) and of those the
+    judged ones (RETRIEVED_JUDGED; the rest are skipped), in one aggregation over the union of
+    both: the report reads the staged pairs in one query, with one shuffle, where two queries
+    cost two shuffles and twice the Spark jobs. A run's counts are the rows with COUNTS_ROW set;
+    with several result inputs they also hold the lowest and highest index of the inputs the
+    run came from. The summary rows' values are those of summarize: the same exact sums."""
     spread = [name for name in (FIRST_INPUT, LAST_INPUT) if name in pairs.columns]
+    keys = (c.RUN_ID, c.MEASURE, c.K, c.VARIANT)
+    summary_side = per_query.select(
+        *keys,
+        c.NDCG,
+        c.JUDGED_AT_K,
+        F.lit(None).cast(T.IntegerType()).alias(_JUDGED),
+        *[_null(pairs, name) for name in spread],
+        F.lit(False).alias(COUNTS_ROW),
+    )
+    counts_side = pairs.filter(is_retrieved(pairs)).select(
+        c.RUN_ID,
+        *[_null(per_query, name) for name in (c.MEASURE, c.K, c.VARIANT, c.NDCG, c.JUDGED_AT_K)],
+        indicator(is_judged(pairs)).alias(_JUDGED),
+        *spread,
+        F.lit(True).alias(COUNTS_ROW),
+    )
     return (
-        pairs.filter(is_retrieved(pairs))
-        .groupBy(c.RUN_ID)
+        summary_side.unionByName(counts_side)
+        .groupBy(*keys, COUNTS_ROW)
         .agg(
-            F.count(F.lit(1)).alias(RETRIEVED),
-            F.sum(indicator(is_judged(pairs))).cast(T.LongType()).alias(RETRIEVED_JUDGED),
+            exact_mean(F.col(c.NDCG)).alias(c.NDCG),
+            F.count(F.lit(1)).alias(c.NUM_QUERIES),
+            exact_mean(F.col(c.JUDGED_AT_K)).alias(c.JUDGED_AT_K),
+            F.sum(_JUDGED).cast(T.LongType()).alias(RETRIEVED_JUDGED),
             *[F.min(FIRST_INPUT).alias(FIRST_INPUT), F.max(LAST_INPUT).alias(LAST_INPUT)] if spread else [],
         )
-        .select(c.RUN_ID, RETRIEVED, RETRIEVED_JUDGED, *spread)
+        .select(*SUMMARY_COLUMNS, COUNTS_ROW, RETRIEVED_JUDGED, *spread)
     )
