@@ -475,17 +475,21 @@ def exact_mean(value: Column) -> Column:
     return F.when(count > 0, total / count.cast(T.DoubleType()))
 
 
+SUMMARY_KEYS = (c.RUN_ID, c.MEASURE, c.K, c.VARIANT)
+
+
+def _summary_values() -> list[Column]:
+    """A summary row's values over its group of per-query rows."""
+    return [
+        exact_mean(F.col(c.NDCG)).alias(c.NDCG),
+        F.count(F.lit(1)).alias(c.NUM_QUERIES),
+        exact_mean(F.col(c.JUDGED_AT_K)).alias(c.JUDGED_AT_K),
+    ]
+
+
 def summarize(per_query: DataFrame) -> DataFrame:
     """Plain mean over the evaluated queries, per (run, cutoff)."""
-    return (
-        per_query.groupBy(c.RUN_ID, c.MEASURE, c.K, c.VARIANT)
-        .agg(
-            exact_mean(F.col(c.NDCG)).alias(c.NDCG),
-            F.count(F.lit(1)).alias(c.NUM_QUERIES),
-            exact_mean(F.col(c.JUDGED_AT_K)).alias(c.JUDGED_AT_K),
-        )
-        .select(*SUMMARY_COLUMNS)
-    )
+    return per_query.groupBy(*SUMMARY_KEYS).agg(*_summary_values()).select(*SUMMARY_COLUMNS)
 
 
 RETRIEVED_JUDGED = "retrieved_judged"
@@ -509,9 +513,8 @@ def summary_and_counts(per_query: DataFrame, pairs: DataFrame) -> DataFrame:
     with several result inputs they also hold the lowest and highest index of the inputs the
     run came from. The summary rows' values are those of summarize: the same exact sums."""
     spread = [name for name in (FIRST_INPUT, LAST_INPUT) if name in pairs.columns]
-    keys = (c.RUN_ID, c.MEASURE, c.K, c.VARIANT)
     summary_side = per_query.select(
-        *keys,
+        *SUMMARY_KEYS,
         c.NDCG,
         c.JUDGED_AT_K,
         F.lit(None).cast(T.IntegerType()).alias(_JUDGED),
@@ -520,18 +523,16 @@ def summary_and_counts(per_query: DataFrame, pairs: DataFrame) -> DataFrame:
     )
     counts_side = pairs.filter(is_retrieved(pairs)).select(
         c.RUN_ID,
-        *[_null(per_query, name) for name in (c.MEASURE, c.K, c.VARIANT, c.NDCG, c.JUDGED_AT_K)],
+        *[_null(per_query, name) for name in (*SUMMARY_KEYS[1:], c.NDCG, c.JUDGED_AT_K)],
         indicator(is_judged(pairs)).alias(_JUDGED),
         *spread,
         F.lit(True).alias(COUNTS_ROW),
     )
     return (
         summary_side.unionByName(counts_side)
-        .groupBy(*keys, COUNTS_ROW)
+        .groupBy(*SUMMARY_KEYS, COUNTS_ROW)
         .agg(
-            exact_mean(F.col(c.NDCG)).alias(c.NDCG),
-            F.count(F.lit(1)).alias(c.NUM_QUERIES),
-            exact_mean(F.col(c.JUDGED_AT_K)).alias(c.JUDGED_AT_K),
+            *_summary_values(),
             F.sum(_JUDGED).cast(T.LongType()).alias(RETRIEVED_JUDGED),
             *[F.min(FIRST_INPUT).alias(FIRST_INPUT), F.max(LAST_INPUT).alias(LAST_INPUT)] if spread else [],
         )

@@ -10,7 +10,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
-from ndcg_spark.scoring.metrics import ndcg_per_query, summarize
+from ndcg_spark.scoring.metrics import COUNTS_ROW, RETRIEVED_JUDGED, ndcg_per_query, summarize, summary_and_counts
 from tests import oracle
 from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
 
@@ -146,3 +146,23 @@ def test_summary_is_plain_mean_of_per_query(spark: SparkSession) -> None:
     values = [r[c.NDCG] for r in per_query.filter(F.col(c.RUN_ID) == "r1").collect()]
     assert summary[c.NUM_QUERIES] == len(values)
     assert summary[c.NDCG] == pytest.approx(sum(values) / len(values), abs=1e-12)
+
+
+
+def test_summary_and_counts_in_one_aggregation(spark: SparkSession) -> None:
+    """Its summary rows are summarize's, to the bit; its count rows give per run the queries
+    retrieved and the judged ones among them (a judged query no run retrieved has no run)."""
+    per_query = spark.createDataFrame(
+        [("r1", "ndcg_cut", 5, 0.5, 1.0, "v"), ("r1", "ndcg_cut", 5, 0.1, 0.2, "v"),
+         ("r1", "ndcg", None, 0.7, 1.0, "v"), ("r2", "ndcg_cut", 5, 1.0, 0.6, "v")],
+        "run_id string, measure string, k int, ndcg double, judged_at_k double, variant string",
+    )
+    pairs = spark.createDataFrame(
+        [("r1", "q1", 3), ("r1", "q2", 1), ("r1", "q3", None), ("r2", "q1", 3), (None, "q4", 2)],
+        "run_id string, query_id string, num_judged bigint",
+    )
+    rows = summary_and_counts(per_query, pairs).collect()
+    summary = {tuple(row[name] for name in summarize(per_query).columns) for row in rows if not row[COUNTS_ROW]}
+    assert summary == {tuple(row) for row in summarize(per_query).collect()}
+    counts = {row[c.RUN_ID]: (row[c.NUM_QUERIES], row[RETRIEVED_JUDGED]) for row in rows if row[COUNTS_ROW]}
+    assert counts == {"r1": (3, 2), "r2": (1, 1)}
