@@ -148,7 +148,6 @@ def test_summary_is_plain_mean_of_per_query(spark: SparkSession) -> None:
     assert summary[c.NDCG] == pytest.approx(sum(values) / len(values), abs=1e-12)
 
 
-
 def test_summary_and_counts_in_one_aggregation(spark: SparkSession) -> None:
     """Its summary rows are summarize's, to the bit; its count rows give per run the queries
     retrieved and the judged ones among them (a judged query no run retrieved has no run)."""
