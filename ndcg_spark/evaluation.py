@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pyspark.sql import DataFrame, Observation, Row, SparkSession
+from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
 from ndcg_spark.checks.inputs import Input
@@ -42,11 +43,12 @@ from ndcg_spark.scoring.slices import (
     query_slices,
     slice_summary,
 )
+from ndcg_spark.spark_conf import post_pass_settings, session_settings
 
 Materialize = Callable[[DataFrame], DataFrame]
 """Computes a plan once and returns a frame over its stored rows (observations fire on the way)."""
 
-
+PAIR_ROWS = "pair_rows"
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,8 @@ class Evaluation:
     complete: bool
     comparison: list[ComparisonRow] = field(default_factory=list)
     slices: list[Row] = field(default_factory=list)
+    # The (run, query) rows the main pass materialized, what the report is derived from.
+    pair_rows: int = 0
 
     @property
     def run_ids(self) -> list[str]:
@@ -89,6 +93,7 @@ class MainPass:
     judgments: Observed
     results: Observed
     judged_queries: Observation
+    pair_rows: Observation
 
 
 def main_pass(
@@ -105,7 +110,7 @@ def main_pass(
 ) -> MainPass:
     """The plan of the one pass over the data: (run, query) rows, and both inputs' observed checks."""
     observed_judgments, observed_results = observe(judgments), observe(results)
-    judged_queries = Observation("judged_queries")
+    judged_queries, pair_rows = Observation("judged_queries"), Observation(PAIR_ROWS)
     # When copies are refused, a run with copies publishes nothing: the ideal side can read the
     # judgments' exchange as it is, and only the join's side sorts them for the copies check.
     lenient = judgments.duplicates.lenient
@@ -122,8 +127,8 @@ def main_pass(
         judged_only=judged_only,
         max_depth=max_depth,
         inputs=len(results.sources) > 1,
-    )
-    return MainPass(pairs, observed_judgments, observed_results, judged_queries)
+    ).observe(pair_rows, F.count(F.lit(1)).alias(PAIR_ROWS))
+    return MainPass(pairs, observed_judgments, observed_results, judged_queries, pair_rows)
 
 
 @dataclass(frozen=True)
@@ -134,6 +139,7 @@ class Scored:
     judgments: InputCounts
     results: InputCounts
     judged_queries: int
+    pair_rows: int
 
 
 def score_pairs(scoring: MainPass, materialize: Materialize) -> Scored:
@@ -141,7 +147,7 @@ def score_pairs(scoring: MainPass, materialize: Materialize) -> Scored:
     pairs = materialize(scoring.pairs)
     judged, retrieved = enforce(scoring.judgments), enforce(scoring.results)
     judged_queries = int(scoring.judged_queries.get[JUDGED_QUERIES] or 0)
-    return Scored(pairs, judged, retrieved, judged_queries)
+    return Scored(pairs, judged, retrieved, judged_queries, int(scoring.pair_rows.get[PAIR_ROWS] or 0))
 
 
 def evaluate(
@@ -167,8 +173,17 @@ def evaluate(
             max_depth=options.max_depth,
         )
         scored = score_pairs(scoring, materialize)
-        pairs, judged, retrieved = scored.pairs, scored.judgments, scored.results
-        counts.update(judgment_rows=judged.rows_read, result_rows=retrieved.rows_read)
+        result_rows = scored.results.rows_read
+        counts.update(judgment_rows=scored.judgments.rows_read, result_rows=result_rows, pair_rows=scored.pair_rows)
+    with session_settings(spark, post_pass_settings(spark, result_rows, scored.pair_rows)):
+        return _report(spark, scored, options, results.sources, slice_input)
+
+
+def _report(
+    spark: SparkSession, scored: Scored, options: Options, sources: tuple[str, ...], slice_input: SliceSource | None
+) -> tuple[DataFrame, Evaluation]:
+    """The summary, comparison and slices, from the materialized (run, query) rows."""
+    pairs, judged, retrieved = scored.pairs, scored.judgments, scored.results
     per_query = evaluated_pairs(pairs, options.ks, options.uncut, options.complete).transform(
         lambda df: per_query_rows(df, options.ks, options.uncut, options.variant)
     )
@@ -179,7 +194,7 @@ def evaluate(
             key=lambda row: (row[c.RUN_ID], *_measure_order(row)),
         )
         judged_queries = scored.judged_queries
-        runs = _run_counts([row for row in rows if row[COUNTS_ROW]], judged_queries, options.complete, results.sources)
+        runs = _run_counts([row for row in rows if row[COUNTS_ROW]], judged_queries, options.complete, sources)
         counts.update(runs=len(runs), judged_queries=judged_queries, per_query_rows=sum(row[c.NUM_QUERIES] for row in summary))
     comparison: list[ComparisonRow] = []
     if options.baseline is not None:
@@ -211,6 +226,7 @@ def evaluate(
         complete=options.complete,
         comparison=comparison,
         slices=slices,
+        pair_rows=scored.pair_rows,
     )
 
 

@@ -18,13 +18,14 @@ from ndcg_spark.job.config import JobConfig
 from ndcg_spark.job.inputs import read_inputs, read_slices
 from ndcg_spark.job.session import session_conf
 from ndcg_spark.publish import manifest
-from ndcg_spark.publish.atomic import stage_all, stage_file, stage_page
+from ndcg_spark.publish.atomic import Published, stage_all, stage_file, stage_page
 from ndcg_spark.publish.commit import Commit, commit, recover
 from ndcg_spark.publish.datasets import report_datasets
 from ndcg_spark.publish.lock import publication_lock
 from ndcg_spark.report import tables
 from ndcg_spark.report.console import format_report, judged_warnings
 from ndcg_spark.report.data import gather
+from ndcg_spark.spark_conf import post_pass_settings, session_settings
 
 REPORT_TABLE = "report_table"
 
@@ -101,10 +102,62 @@ def repair(config: JobConfig, interactive: bool) -> None:
         print(f"repaired {config.output}: {len(finished.moves)} files moved into place; manifest {finished.manifest_path}")
 
 
+def _publish(
+    spark: SparkSession,
+    config: JobConfig,
+    layout: OutputLayout,
+    staging: Staging,
+    per_query: DataFrame,
+    evaluation: Evaluation,
+    renderer: ModuleType | None,
+    started: dt.datetime,
+) -> list[Published]:
+    """Stage and check every file, then, under the output's lock, record the publication, move
+    the files into place and write the manifest; returns what was published."""
+    datasets = report_datasets(
+        spark,
+        per_query,
+        evaluation,
+        comparison=config.baseline is not None,
+        slices=bool(config.slices),
+        trec_eval_report=config.trec_eval_report,
+    )
+    page = None
+    if renderer is not None:
+        with progress.step("html report") as counts:
+            data = gather(
+                spark, layout, per_query, evaluation, config.ks, config.baseline, judged_warnings(evaluation)
+            )
+            page = renderer.render(data)
+            counts.update(bytes=len(page))
+    with progress.step("publish") as counts:
+        moves = stage_all(spark, staging, layout, datasets)
+        if page is not None:
+            moves.append(stage_page(staging, layout, page))
+        table = tables.render(evaluation, layout.label, config.report_format)
+        moves.append(
+            stage_file(staging, REPORT_TABLE, table, layout.table(tables.EXTENSIONS[config.report_format]))
+        )
+        published = [move.published for move in moves]
+        record = manifest.build(
+            spark,
+            layout,
+            _input_paths(config),
+            _settings(config),
+            evaluation,
+            published,
+            started,
+            dt.datetime.now(dt.timezone.utc),
+        )
+        with _publishing(staging, layout, config):
+            commit(staging.fs, layout, Commit(staging.root, tuple(moves), layout.manifest, manifest.text(record)))
+        counts.update(outputs=", ".join(item.path for item in published))
+    return published
+
+
 def run(config: JobConfig, interactive: bool, renderer: ModuleType | None) -> None:
-    """Evaluate, then publish: stage and check every file, then, under the output's lock, record
-    the publication, move the files into place and write the manifest. Staging goes whatever
-    happens, unless a publication cut short by an error still needs it."""
+    """Evaluate, then publish (see _publish). Staging goes whatever happens, unless a publication
+    cut short by an error still needs it."""
     started = dt.datetime.now(dt.timezone.utc)
     spark = build_session(config, interactive)
     layout = OutputLayout(config.output, config.eval_date)
@@ -112,44 +165,9 @@ def run(config: JobConfig, interactive: bool, renderer: ModuleType | None) -> No
     try:
         _finish_interrupted(staging.fs, layout, config)  # a run died publishing here: finish that first
         per_query, evaluation = evaluate_paths(spark, config, staging)
-        datasets = report_datasets(
-            spark,
-            per_query,
-            evaluation,
-            comparison=config.baseline is not None,
-            slices=bool(config.slices),
-            trec_eval_report=config.trec_eval_report,
-        )
-        page = None
-        if renderer is not None:
-            with progress.step("html report") as counts:
-                data = gather(
-                    spark, layout, per_query, evaluation, config.ks, config.baseline, judged_warnings(evaluation)
-                )
-                page = renderer.render(data)
-                counts.update(bytes=len(page))
-        with progress.step("publish") as counts:
-            moves = stage_all(spark, staging, layout, datasets)
-            if page is not None:
-                moves.append(stage_page(staging, layout, page))
-            table = tables.render(evaluation, layout.label, config.report_format)
-            moves.append(
-                stage_file(staging, REPORT_TABLE, table, layout.table(tables.EXTENSIONS[config.report_format]))
-            )
-            published = [move.published for move in moves]
-            record = manifest.build(
-                spark,
-                layout,
-                _input_paths(config),
-                _settings(config),
-                evaluation,
-                published,
-                started,
-                dt.datetime.now(dt.timezone.utc),
-            )
-            with _publishing(staging, layout, config):
-                commit(staging.fs, layout, Commit(staging.root, tuple(moves), layout.manifest, manifest.text(record)))
-            counts.update(outputs=", ".join(item.path for item in published))
+        # Publishing reads the few rows per query the report read: its shuffles are sized alike.
+        with session_settings(spark, post_pass_settings(spark, evaluation.result_rows, evaluation.pair_rows)):
+            published = _publish(spark, config, layout, staging, per_query, evaluation, renderer, started)
     finally:
         staging.discard()
     print(format_report(evaluation))
