@@ -87,9 +87,9 @@ def cluster(tmp_path: Path) -> Iterator[tuple[str, list[subprocess.Popen]]]:
 
 
 def _inputs(folder: Path) -> tuple[str, str]:
-    """20k queries x 50 results in 8 files, so the main pass runs for a while on two cores."""
+    """10k queries x 50 results in 8 files, so the main pass runs for a while on two cores."""
     rng = random.Random(5)
-    queries, depth, judged, parts = 20_000, 50, 20, 8
+    queries, depth, judged, parts = 10_000, 50, 20, 8
     for name in ("judgments", "results"):
         (folder / name).mkdir(parents=True)
     for part in range(parts):
