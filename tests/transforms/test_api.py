@@ -12,7 +12,7 @@ from pyspark.sql import functions as F
 import ndcg_spark
 from ndcg_spark import ConfigError, InputError, compare, evaluate
 from ndcg_spark import columns as c
-from ndcg_spark.spark_conf import PLAN_CONF
+from ndcg_spark.spark_conf import ADAPTIVE, PLAN_CONF, SHUFFLE_PARTITIONS
 from tests.conftest import JUDGMENTS, RESULTS
 from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
 
@@ -46,6 +46,20 @@ def test_writes_nothing_and_leaves_the_session_as_it_was(spark: SparkSession, tm
     finally:
         spark.conf.set(key, PLAN_CONF[key])
     assert list(tmp_path.iterdir()) == []
+
+
+def test_post_pass_partitions_are_put_back(spark: SparkSession) -> None:
+    """With AQE off the queries after the main pass run fewer shuffle partitions (9 result rows,
+    a few pairs: fewer than 7); the caller's count is back once evaluate returns."""
+    before = {key: spark.conf.get(key) for key in (ADAPTIVE, SHUFFLE_PARTITIONS)}
+    spark.conf.set(ADAPTIVE, "false")
+    spark.conf.set(SHUFFLE_PARTITIONS, "7")
+    try:
+        report = evaluate(*_frames(spark), ks=(3,))
+        assert spark.conf.get(SHUFFLE_PARTITIONS) == "7" and report.summary.count() == 2 * 2
+    finally:
+        for key, value in before.items():
+            spark.conf.set(key, value)
 
 
 def test_column_mapping_and_rank_order(spark: SparkSession) -> None:
