@@ -27,9 +27,7 @@ stamp=".venv/.ndcg-spark-installed"
 want="$(sha256sum pyproject.toml | cut -d' ' -f1)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   .venv/bin/python -m pip install --quiet --upgrade pip
-  # --no-compile: Python compiles a module when it is first imported; compiling every installed
-  # file up front (pyspark, scipy, mypy: thousands the suite never imports) took 15 s of a 35 s install.
-  .venv/bin/python -m pip install --quiet --no-compile -e ".[test]"
+  .venv/bin/python -m pip install --quiet -e ".[test]"
   echo "$want" > "$stamp"
 fi
 echo "setup: ready ($(.venv/bin/python -c 'import pyspark; print("pyspark", pyspark.__version__)'), Java $major)"
