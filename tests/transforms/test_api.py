@@ -49,8 +49,8 @@ def test_writes_nothing_and_leaves_the_session_as_it_was(spark: SparkSession, tm
 
 
 def test_post_pass_partitions_are_put_back(spark: SparkSession) -> None:
-    """With AQE off the queries after the main pass run fewer shuffle partitions (9 result rows,
-    a few pairs: fewer than 7); the caller's count is back once evaluate returns."""
+    """With AQE off, evaluate runs the queries after the main pass with fewer shuffle partitions
+    (5 of 7 here; how many is tests/unit/test_spark_conf.py's), then puts the caller's count back."""
     before = {key: spark.conf.get(key) for key in (ADAPTIVE, SHUFFLE_PARTITIONS)}
     spark.conf.set(ADAPTIVE, "false")
     spark.conf.set(SHUFFLE_PARTITIONS, "7")
