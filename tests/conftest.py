@@ -71,6 +71,15 @@ def spark() -> Iterator[SparkSession]:
     session.stop()
 
 
+@pytest.fixture(autouse=True)
+def _jobs_share_the_test_session(request: pytest.FixtureRequest) -> None:
+    """main() builds its session with getOrCreate: the end-to-end and system tiers start this
+    session first, so that a worker's first main() does not make the job's own (the default 200
+    shuffle partitions, the UI) for every test after it."""
+    if request.node.path.parent.name in ("end_to_end", "system"):
+        request.getfixturevalue("spark")
+
+
 @pytest.fixture(scope="session")
 def conformance_dir() -> str:
     path = ROOT.parent / "shared" / "conformance" / "trec_eval"

@@ -17,8 +17,6 @@ from tests.conftest import JUDGMENTS, RESULTS, ROOT, job_env, write
 
 DATE = "2026-12-01"
 JOB = str(ROOT / "jobs" / "evaluate_ndcg.py")
-# Each round starts both jobs together: which one publishes last varies from round to round.
-ROUNDS = 2
 
 
 def _results(tmp_path: Path, name: str) -> str:
@@ -56,16 +54,14 @@ def _whole_report_of(output: Path) -> str:
 def test_two_runs_of_one_date_started_together(tmp_path: Path) -> None:
     judgments = write(tmp_path / "j" / "part-0.parquet", JUDGMENTS)
     inputs = {name: _results(tmp_path, name) for name in ("first", "second")}
-    winners = []
-    for round_ in range(ROUNDS):
-        output = tmp_path / f"out{round_}"
-        jobs = [
-            subprocess.Popen(_command(JOB, judgments, results, output, "--baseline", f"{name}-r1"), env=_env(),
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            for name, results in inputs.items()
-        ]
-        for job in jobs:
-            _, err = job.communicate(timeout=300)
-            assert job.returncode == EXIT_OK, err[-2000:]
-        winners.append(_whole_report_of(output))
-    assert set(winners) <= {"first", "second"}
+    output = tmp_path / "out"
+    # Started together: either may publish last, and the date must hold that one's whole report.
+    jobs = [
+        subprocess.Popen(_command(JOB, judgments, results, output, "--baseline", f"{name}-r1"), env=_env(),
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        for name, results in inputs.items()
+    ]
+    for job in jobs:
+        _, err = job.communicate(timeout=300)
+        assert job.returncode == EXIT_OK, err[-2000:]
+    assert _whole_report_of(output) in {"first", "second"}

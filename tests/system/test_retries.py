@@ -11,42 +11,52 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+import ndcg_spark.checks.observe as validation
 from ndcg_spark.errors import EXIT_FAILURE, EXIT_OK
-from tests.conftest import JUDGMENTS, RESULTS, job_env, snapshot, write
+from tests.conftest import JUDGMENTS, RESULTS, error_lines, job_env, run_job, snapshot, write
+from tests.fault_injection import INJECTED, failing
 
 HARNESS = Path(__file__).resolve().parents[1] / "fault_injection.py"
+FLAGS = ("--eval-date", "2026-12-01", "--k", "1,2")
 
 
-def _job(mode: str, judgments: str, results: str, output: Path) -> subprocess.CompletedProcess:
-    env = job_env()
+def _retried(judgments: str, results: str, output: Path) -> subprocess.CompletedProcess:
+    """The job in its own JVM on local[2,4], where a failed task is tried again (this process's
+    session, like any local[N] one, gives up on the first failure)."""
     return subprocess.run(
-        [sys.executable, str(HARNESS), mode, "--judgments", judgments, "--results", results,
-         "--output", str(output), "--eval-date", "2026-12-01", "--k", "1,2", "--no-html-report"],
-        env=env, capture_output=True, text=True, timeout=600,
+        [sys.executable, str(HARNESS), "once", "--judgments", judgments, "--results", results,
+         "--output", str(output), *FLAGS, "--no-html-report"],
+        env=job_env(), capture_output=True, text=True, timeout=600,
     )
 
 
-def _rows(folder: Path) -> list[tuple]:
-    return sorted((tuple(row.values()) for row in pq.read_table(folder).to_pylist()), key=repr)
+def _report(output: Path) -> list:
+    """per_query's and summary's rows, and the manifest's input rows and counts."""
+    tables = [
+        sorted((tuple(row.values()) for row in pq.read_table(output / name / "eval_date=2026-12-01").to_pylist()), key=repr)
+        for name in ("per_query", "summary")
+    ]
+    manifest = json.loads((output / "_manifests" / "2026-12-01.json").read_text())
+    return [*tables, (manifest["inputs"]["results"]["rows"], manifest["counts"])]
 
 
 @pytest.mark.slow
-def test_retried_task_gives_the_clean_report_and_a_failing_one_publishes_nothing(tmp_path: Path) -> None:
+def test_retried_task_gives_the_clean_report_and_a_failing_one_publishes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     judgments = write(tmp_path / "j" / "part-0.parquet", JUDGMENTS)
     results = write(tmp_path / "r" / "part-0.parquet", RESULTS)
-    reports = {}
-    for mode in ("none", "once"):
-        done = _job(mode, judgments, results, tmp_path / mode)
-        assert done.returncode == EXIT_OK, done.stderr[-3000:]
-        reports[mode] = [_rows(tmp_path / mode / name / "eval_date=2026-12-01") for name in ("per_query", "summary")]
-        manifest = json.loads((tmp_path / mode / "_manifests" / "2026-12-01.json").read_text())
-        reports[mode].append((manifest["inputs"]["results"]["rows"], manifest["counts"]))
-        assert ("injected task failure" in done.stderr) == (mode == "once")  # it did fail, once
-    assert reports["once"] == reports["none"]  # exactly, counts from the observations included
+    assert run_job(judgments, results, tmp_path / "clean", *FLAGS) == EXIT_OK
+    done = _retried(judgments, results, tmp_path / "once")
+    assert done.returncode == EXIT_OK, done.stderr[-3000:]
+    assert INJECTED in done.stderr  # it did fail, once
+    assert _report(tmp_path / "once") == _report(tmp_path / "clean")  # exactly, counts from the observations included
 
-    before = snapshot(tmp_path / "none")
-    done = _job("always", judgments, results, tmp_path / "none")
-    assert done.returncode == EXIT_FAILURE
-    lines = [line for line in (done.stdout + done.stderr).splitlines() if line.startswith("ndcg-spark:")]
-    assert len(lines) == 1 and lines[0].startswith("ndcg-spark: failed: ") and "injected task failure" in lines[0], lines
-    assert snapshot(tmp_path / "none") == before
+    before = snapshot(tmp_path / "clean")
+    monkeypatch.setattr(validation, "copartition", failing("always", validation.copartition))
+    capsys.readouterr()
+    assert run_job(judgments, results, tmp_path / "clean", *FLAGS) == EXIT_FAILURE
+    printed = capsys.readouterr()
+    lines = [line for line in error_lines(printed.out + printed.err) if line.startswith("ndcg-spark:")]
+    assert len(lines) == 1 and lines[0].startswith("ndcg-spark: failed: ") and INJECTED in lines[0], lines
+    assert snapshot(tmp_path / "clean") == before

@@ -30,7 +30,7 @@ def test_spark_submit_runs_the_job(tmp_path: Path) -> None:
         [str(spark_submit), "--conf", "spark.ui.enabled=false",
          "--driver-java-options", f"-Dlog4j2.configurationFile={ROOT / 'conf' / 'log4j2.properties'}",
          str(ROOT / "jobs" / "evaluate_ndcg.py"),
-         "--judgments", judgments, "--results", results, "--output", str(output), "--k", "1,2"],
+         "--judgments", judgments, "--results", results, "--output", str(output), "--k", "1,2", "--no-html-report"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
     )
     assert done.returncode == 0, done.stderr[-3000:]
