@@ -10,7 +10,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 spark_home="$(.venv/bin/python -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')"
-key="$( { java -version 2>&1; ls -l "$spark_home/jars"; } | sha256sum | cut -c1-16)"
+# Keyed on the JDK's home and version, not on `java -version`'s text: its last line says
+# "sharing" only when that JVM could map the JDK's own archive, which varies from run to run.
+jdk="$(java -XshowSettings:properties -version 2>&1 | grep -E '^ *java\.(home|vm\.version) =')"
+key="$( { echo "$jdk"; ls -l "$spark_home/jars"; } | sha256sum | cut -c1-16)"
 archive="$PWD/.venv/jvm-archive/spark-$key.jsa"
 if [ -f "$archive" ]; then
   echo "$archive"
