@@ -10,10 +10,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 spark_home="$(.venv/bin/python -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')"
-# Keyed on the JDK's home and version, not on `java -version`'s text: its last line says
-# "sharing" only when that JVM could map the JDK's own archive, which varies from run to run.
+# Keyed on the JDK's home and version and on the jars' names and sizes. Not on `ls -l`: its
+# "total" of allocated blocks changed in the minute after pip installed the jars, so a fresh
+# clone made the archive twice. Not on `java -version`'s text either, which also says whether
+# that JVM mapped the JDK's own archive ("sharing").
 jdk="$(java -XshowSettings:properties -version 2>&1 | grep -E '^ *java\.(home|vm\.version) =')"
-key="$( { echo "$jdk"; ls -l "$spark_home/jars"; } | sha256sum | cut -c1-16)"
+jars="$(find "$spark_home/jars" -maxdepth 1 -name '*.jar' -printf '%f %s\n' | sort)"
+key="$(printf '%s\n%s\n' "$jdk" "$jars" | sha256sum | cut -c1-16)"
 archive="$PWD/.venv/jvm-archive/spark-$key.jsa"
 if [ -f "$archive" ]; then
   echo "$archive"
