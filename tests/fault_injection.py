@@ -3,7 +3,7 @@ holds the row-check counters.
 
 Run as a script, the job in a fresh JVM on local[2,4] (up to 4 attempts per task):
 
-    python tests/fault_injection.py none|once|always JOB ARGUMENTS...
+    python tests/fault_injection.py once|always JOB ARGUMENTS...
 
 Imported, `failing(mode, copartition)` is the patch of checks.observe.copartition that injects it
 in this process."""
@@ -30,7 +30,7 @@ Copartition = Callable[[DataFrame], DataFrame]
 
 def failing(mode: str, copartition: Copartition) -> Copartition:
     """copartition, with the results' scores read through a UDF that fails: every attempt
-    (always), the first attempt of the first partition (once), or never (none)."""
+    (always) or the first attempt of the first partition (once). A clean run needs no patch."""
 
     def maybe_fail(score: float) -> float:
         context = TaskContext.get()
@@ -41,7 +41,7 @@ def failing(mode: str, copartition: Copartition) -> Copartition:
 
     def patched(frame: DataFrame) -> DataFrame:
         shuffled = copartition(frame)
-        if mode == "none" or "score" not in frame.columns:
+        if "score" not in frame.columns:
             return shuffled
         return shuffled.withColumn("score", F.udf(maybe_fail, T.DoubleType(), useArrow=False)("score"))
 
