@@ -5,6 +5,7 @@
 # starts about 7 s sooner. The test suite starts a few dozen such JVMs.
 #   scripts/jvm_archive.sh           make it when missing (40-50 s), print its path
 #   scripts/jvm_archive.sh --if-made print its path only when it exists (exit 1 otherwise)
+# While another call is making it, a call waits for that one instead of making a second.
 # A JVM checks the archive against its JDK and class path and ignores it when they differ
 # (-Xlog:cds*=off keeps that silent).
 set -euo pipefail
@@ -26,6 +27,16 @@ if [ "${1:-}" = "--if-made" ]; then
   exit 1
 fi
 mkdir -p "$(dirname "$archive")"
+# One maker at a time (scripts/setup.sh --jvm-archive starts one in the background): a second
+# caller waits for the first, then finds the archive made.
+exec 9>"$(dirname "$archive")/.lock"
+if command -v flock >/dev/null 2>&1; then
+  flock 9
+fi
+if [ -f "$archive" ]; then
+  echo "$archive"
+  exit 0
+fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 # What most Spark runs load: the session, a Parquet write and read, a shuffle, a window, codegen.

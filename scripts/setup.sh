@@ -1,5 +1,10 @@
 #!/usr/bin/env bash
 # Creates .venv and installs the project with its test dependencies. Safe to rerun.
+#   scripts/setup.sh                 install what is missing
+#   scripts/setup.sh --jvm-archive   also start making the JVM archive (scripts/jvm_archive.sh) in
+#                                    the background as soon as Spark is installed: it overlaps the
+#                                    rest of the install (and whatever runs next); the next
+#                                    jvm_archive.sh waits for it instead of making a second one
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,6 +23,17 @@ if [ -z "$major" ] || [ "$major" -lt 17 ]; then
   exit 1
 fi
 
+archive_in_background=false
+if [ "${1:-}" = "--jvm-archive" ]; then
+  archive_in_background=true
+fi
+start_archive() {
+  if $archive_in_background; then
+    mkdir -p .venv/jvm-archive
+    bash scripts/jvm_archive.sh >.venv/jvm-archive/make.log 2>&1 &
+  fi
+}
+
 PYTHON="${PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
@@ -27,7 +43,16 @@ stamp=".venv/.ndcg-spark-installed"
 want="$(sha256sum pyproject.toml | cut -d' ' -f1)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   .venv/bin/python -m pip install --quiet --upgrade pip
+  # Spark first (pyproject.toml's own requirement), so the archive can start while the rest installs.
+  # (Python 3.10 has no tomllib: there it all installs in one step.)
+  spark="$(.venv/bin/python -c 'import tomllib; print(next(r for r in tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"] if r.startswith("pyspark")))' 2>/dev/null || true)"
+  if [ -n "$spark" ]; then
+    .venv/bin/python -m pip install --quiet "$spark"
+  fi
+  start_archive
   .venv/bin/python -m pip install --quiet -e ".[test]"
   echo "$want" > "$stamp"
+else
+  start_archive
 fi
 echo "setup: ready ($(.venv/bin/python -c 'import pyspark; print("pyspark", pyspark.__version__)'), Java $major)"

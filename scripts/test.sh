@@ -5,14 +5,19 @@
 #   scripts/test.sh -k NAME    extra arguments go to pytest
 # The JVMs the tests start (spark-submit's, the test sessions', a standalone cluster's daemons) map
 # a class data sharing archive made once by scripts/jvm_archive.sh and kept in .venv/: each starts
-# about 7 s sooner. Making it (40-50 s) costs a fresh clone's first run about what it saves; later
-# runs gain it. --quick starts one JVM, so it uses the archive only when an earlier run made it.
+# about 7 s sooner. Making it takes 40-50 s: in a fresh clone it starts as soon as Spark is
+# installed and runs beside the rest of the install (scripts/setup.sh --jvm-archive); later runs
+# find it made. --quick starts one JVM, so it uses the archive only when an earlier run made it.
 # The whole suite runs its test files on PYTEST_WORKERS processes (default 2; 0 runs them in this
 # one): its system tier waits on JVMs starting, subprocesses and kills, so two overlap those waits.
 # --quick runs in this process (default 0): its tests are CPU-bound, a second JVM only competes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+setup=(--jvm-archive)
+if [ "${1:-}" = "--quick" ]; then
+  setup=()
+fi
+bash scripts/setup.sh "${setup[@]}"
 export PYSPARK_PYTHON="$PWD/.venv/bin/python"
 export PYSPARK_DRIVER_PYTHON="$PWD/.venv/bin/python"
 tiers=(tests)
