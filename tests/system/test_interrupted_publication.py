@@ -4,6 +4,7 @@ report again."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -19,16 +20,30 @@ from tests.system.test_overlapping_runs import DATE, JOB, _command, _env, _resul
 KILLER = str(ROOT / "tests" / "kill_on_first_move.py")
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("then", ["repair", "another date"])
-def test_a_kill_at_the_first_move_is_finished_by_the_next_run(tmp_path: Path, capsys, then: str) -> None:
-    judgments = write(tmp_path / "j" / "part-0.parquet", JUDGMENTS)
-    old, new = _results(tmp_path, "old"), _results(tmp_path, "new")
-    output = tmp_path / "out"
+@pytest.fixture(scope="module")
+def interrupted(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str, Path, Path]:
+    """One killed run for both cases: (judgments, old results, the output as the kill left it, a
+    copy of it). The output's record and lock hold absolute paths, so each case puts the copy back
+    at the same place before it runs."""
+    root = tmp_path_factory.mktemp("interrupted")
+    judgments = write(root / "j" / "part-0.parquet", JUDGMENTS)
+    old, new = _results(root, "old"), _results(root, "new")
+    output = root / "out"
     assert main(_command(JOB, judgments, old, output)[2:]) == EXIT_OK  # in this process: the report to replace
     killed = subprocess.run(_command(KILLER, judgments, new, output), env=_env(), capture_output=True, text=True,
                             start_new_session=True, timeout=300)
     assert killed.returncode < 0, killed.stderr[-2000:]  # killed by the signal
+    kept = root / "as-killed"
+    shutil.copytree(output, kept, symlinks=True)
+    return judgments, old, output, kept
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("then", ["repair", "another date"])
+def test_a_kill_at_the_first_move_is_finished_by_the_next_run(capsys, interrupted, then: str) -> None:
+    judgments, old, output, kept = interrupted
+    shutil.rmtree(output)
+    shutil.copytree(kept, output, symlinks=True)
     # Killed between moves: the new per_query beside the old summary, until someone finishes it.
     assert (output / COMMIT_FILE).exists()
     per_query = {run.split("-")[0] for run in pq.read_table(output / "per_query").column("run_id").to_pylist()}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import shutil
 import subprocess
 import sys
@@ -51,46 +52,32 @@ def test_spark_submit_runs_the_job(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_on_a_terminal_progress_bar_and_readable_steps(tmp_path: Path) -> None:
-    """Under a pseudo-terminal (script(1)), as a person running spark-submit sees it."""
-    script = shutil.which("script")
-    if script is None:
-        pytest.skip("script(1) from util-linux is not installed")
-    spark_submit = Path(sys.executable).parent / "spark-submit"
-    judgments = write(tmp_path / "j.parquet", JUDGMENTS)
-    results = write(tmp_path / "r.parquet", RESULTS)
-    command = " ".join([
-        str(spark_submit), "--conf", "spark.ui.enabled=false",
-        "--driver-java-options", f"-Dlog4j2.configurationFile={ROOT / 'conf' / 'log4j2.properties'}",
-        str(ROOT / "jobs" / "evaluate_ndcg.py"), "--judgments", judgments, "--results", results,
-        "--output", str(tmp_path / "out"), "--k", "1,2", "--no-html-report",
-    ])
-    env = job_env()
-    log = tmp_path / "terminal.log"
-    done = subprocess.run([script, "-qec", command, str(log)], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, log.read_text(errors="replace")[-3000:]
-    seen = log.read_text(errors="replace")
-    assert "[Stage" in seen  # Spark's console progress bar
-    assert "ndcg-spark: summary done in" in seen and '"step"' not in seen
-
-
-@pytest.mark.slow
-def test_installed_command_runs_in_local_mode(tmp_path: Path) -> None:
-    """`pip install .` puts `ndcg-spark` on the PATH: the job with no spark-submit, local mode."""
+def test_installed_command_runs_in_local_mode_and_on_a_terminal(tmp_path: Path) -> None:
+    """`pip install .` puts `ndcg-spark` on the PATH: the job with no spark-submit, in local mode.
+    It runs under a pseudo-terminal (script(1)), as a person at a terminal sees it: Spark's progress
+    bar and readable steps (the JSON lines of a scheduler's log are checked above)."""
     command = Path(sys.executable).parent / "ndcg-spark"
     assert command.exists(), "the ndcg-spark console script is not installed"
     judgments = write(tmp_path / "j.parquet", JUDGMENTS)
     results = write(tmp_path / "r.parquet", RESULTS)
-    env = job_env()
-    done = subprocess.run(
-        [str(command), "--judgments", judgments, "--results", results, "--output", str(tmp_path / "out"),
-         "--k", "1,2", "--no-html-report"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert "ndcg@1" in done.stdout
+    argv = [str(command), "--judgments", judgments, "--results", results, "--output", str(tmp_path / "out"),
+            "--k", "1,2", "--no-html-report"]
+    script = shutil.which("script")
+    log = tmp_path / "terminal.log"
+    if script is None:
+        done = subprocess.run(argv, cwd=tmp_path, env=job_env(), capture_output=True, text=True, timeout=300)
+        log.write_text(done.stdout + done.stderr)
+    else:
+        done = subprocess.run([script, "-qec", shlex.join(argv), str(log)], cwd=tmp_path, env=job_env(),
+                              capture_output=True, text=True, timeout=300)
+    seen = log.read_text(errors="replace")
+    assert done.returncode == 0, seen[-3000:]
+    assert "ndcg@1" in seen
     assert pq.read_table(tmp_path / "out" / "summary").num_rows == 2 * 3
     usage = subprocess.run([str(command), "--judgments", judgments, "--results", results, "--output", "o", "--k", "0"],
                            cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert usage.returncode == 2 and "k must be positive integers" in usage.stderr
+    if script is None:
+        pytest.skip("the terminal part needs script(1) from util-linux")
+    assert "[Stage" in seen  # Spark's console progress bar
+    assert "ndcg-spark: summary done in" in seen and '"step"' not in seen
