@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pyspark.sql import DataFrame, SparkSession
 
+from tests.conftest import rows_frame
+
 JUDGMENTS_DDL = "query_id string, doc_id string, relevance bigint"
 RESULTS_DDL = "run_id string, query_id string, doc_id string, score double, rank bigint"
 
@@ -14,7 +16,7 @@ def qrels(spark: SparkSession, path: str) -> DataFrame:
         for line in handle:
             query, _, doc, rel = line.split()
             rows.append((query, doc, int(rel)))
-    return spark.createDataFrame(rows, JUDGMENTS_DDL)
+    return rows_frame(spark, rows, JUDGMENTS_DDL)
 
 
 def run(spark: SparkSession, path: str) -> DataFrame:
@@ -24,7 +26,7 @@ def run(spark: SparkSession, path: str) -> DataFrame:
             # trec_eval ignores anything after the sixth field (results.trunc has such lines).
             query, _, doc, rank, score, run_id = line.split()[:6]
             rows.append((run_id, query, doc, float(score), int(rank)))
-    return spark.createDataFrame(rows, RESULTS_DDL)
+    return rows_frame(spark, rows, RESULTS_DDL)
 
 
 def expected(path: str, measures: set[str]) -> dict[tuple[str, str], float]:

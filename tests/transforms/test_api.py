@@ -13,16 +13,16 @@ import ndcg_spark
 from ndcg_spark import ConfigError, InputError, compare, evaluate
 from ndcg_spark import columns as c
 from ndcg_spark.spark_conf import ADAPTIVE, PLAN_CONF, SHUFFLE_PARTITIONS
-from tests.conftest import JUDGMENTS, RESULTS
+from tests.conftest import JUDGMENTS, RESULTS, rows_frame
 from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
 
 
 def _frames(spark: SparkSession):
-    judgments = spark.createDataFrame(
-        list(zip(*JUDGMENTS.values(), strict=True)), "query_id string, doc_id string, relevance long"
+    judgments = rows_frame(
+        spark, list(zip(*JUDGMENTS.values(), strict=True)), "query_id string, doc_id string, relevance long"
     )
-    results = spark.createDataFrame(
-        list(zip(*RESULTS.values(), strict=True)), "run_id string, query_id string, doc_id string, score double"
+    results = rows_frame(
+        spark, list(zip(*RESULTS.values(), strict=True)), "run_id string, query_id string, doc_id string, score double"
     )
     return judgments, results
 
@@ -63,8 +63,8 @@ def test_post_pass_partitions_are_put_back(spark: SparkSession) -> None:
 
 
 def test_column_mapping_and_rank_order(spark: SparkSession) -> None:
-    judgments = spark.createDataFrame([("q", "a", 1), ("q", "b", 2)], "qid string, item string, label int")
-    results = spark.createDataFrame([("q", "a", 9.0, 2), ("q", "b", 1.0, 1)], "qid string, item string, sim double, pos int")
+    judgments = rows_frame(spark, [("q", "a", 1), ("q", "b", 2)], "qid string, item string, label int")
+    results = rows_frame(spark, [("q", "a", 9.0, 2), ("q", "b", 1.0, 1)], "qid string, item string, sim double, pos int")
     report = evaluate(
         judgments, results, ks=(2,), order_by="rank", run_id="mine",
         columns={"query_id": "qid", "doc_id": "item", "relevance": "label", "score": "sim", "rank": "pos"},
@@ -98,7 +98,7 @@ def test_compare_on_per_query_results(spark: SparkSession) -> None:
 
 
 def test_slices_from_a_metadata_frame(spark: SparkSession) -> None:
-    metadata = spark.createDataFrame([("q1", "de"), ("q2", "fr")], "query_id string, locale string")
+    metadata = rows_frame(spark, [("q1", "de"), ("q2", "fr")], "query_id string, locale string")
     report = evaluate(*_frames(spark), ks=(2,), slices=["locale"], query_metadata=metadata)
     values = {row["slice_value"] for row in report.slices.collect()}
     assert values == {"de", "fr"}
@@ -112,8 +112,8 @@ def test_trec_text_helpers(spark: SparkSession, conformance_dir: str) -> None:
 
 
 def test_ddl_frames_of_the_suite_are_accepted(spark: SparkSession) -> None:
-    judgments = spark.createDataFrame([("q", "a", 1)], JUDGMENTS_DDL)
-    results = spark.createDataFrame([("r", "q", "a", 1.0, None)], RESULTS_DDL)
+    judgments = rows_frame(spark, [("q", "a", 1)], JUDGMENTS_DDL)
+    results = rows_frame(spark, [("r", "q", "a", 1.0, None)], RESULTS_DDL)
     (row,) = evaluate(judgments, results, ks=(1,), uncut=False).summary.collect()
     assert row[c.NDCG] == 1.0
 

@@ -13,6 +13,7 @@ from ndcg_spark import columns as c
 from ndcg_spark.comparison import resampling as cmp
 from ndcg_spark.comparison.stats import holm, paired_t, t_two_sided_p
 from ndcg_spark.errors import ConfigError
+from tests.conftest import rows_frame
 
 PER_QUERY_DDL = "run_id string, query_id string, measure string, k int, ndcg double"
 CUTOFFS = [cmp.Cutoff(c.MEASURE_CUT, 10), cmp.Cutoff(c.MEASURE_UNCUT, None)]
@@ -26,7 +27,7 @@ def per_query(spark: SparkSession, values: dict[str, np.ndarray], partitions: in
         for i, value in enumerate(array):
             rows.append((run, f"q{i:05d}", c.MEASURE_CUT, 10, float(value)))
             rows.append((run, f"q{i:05d}", c.MEASURE_UNCUT, None, float(value) / 2))
-    return spark.createDataFrame(rows, PER_QUERY_DDL).repartition(partitions)
+    return rows_frame(spark, rows, PER_QUERY_DDL).repartition(partitions)
 
 
 def run_compare(spark, values, permutations=1000, bootstrap=1000, seed=42, partitions=3):

@@ -15,6 +15,7 @@ from pyspark.sql import SparkSession
 
 from ndcg_spark import ConfigError, NdcgEvaluator
 from tests import oracle
+from tests.conftest import rows_frame
 
 
 def test_mean_ndcg_at_k_with_ties_and_an_all_zero_query(spark: SparkSession) -> None:
@@ -23,7 +24,7 @@ def test_mean_ndcg_at_k_with_ties_and_an_all_zero_query(spark: SparkSession) -> 
         ("q2", "x", 1.0, 0.5), ("q2", "y", 2.0, 0.5),  # a tie: y before x (doc id descending)
         ("q3", "m", 0.0, 0.1),  # IDCG 0: scores 0, still counted
     ]
-    frame = spark.createDataFrame(rows, "qid string, doc string, label double, prediction double")
+    frame = rows_frame(spark, rows, "qid string, doc string, label double, prediction double")
     evaluator = NdcgEvaluator(k=5, queryCol="qid", docCol="doc")
     expected = oracle.ndcg(
         [("run", q, d, p) for q, d, _, p in rows], [(q, d, int(label)) for q, d, label, _ in rows], ks=[5]
@@ -41,7 +42,7 @@ def test_mean_ndcg_at_k_with_ties_and_an_all_zero_query(spark: SparkSession) -> 
 
 def test_cross_validator_and_save_load(spark: SparkSession, tmp_path: Path) -> None:
     rows = [(f"q{q}", f"d{d}", float((q + d) % 3), float(d), float((q * d) % 5)) for q in range(12) for d in range(6)]
-    frame = spark.createDataFrame(rows, "query_id string, doc_id string, label double, f1 double, f2 double")
+    frame = rows_frame(spark, rows, "query_id string, doc_id string, label double, f1 double, f2 double")
     assembler = VectorAssembler(inputCols=["f1", "f2"], outputCol="features")
     regression = LinearRegression(maxIter=5)
     evaluator = NdcgEvaluator(k=3)

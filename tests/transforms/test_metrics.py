@@ -12,17 +12,18 @@ from pyspark.sql import functions as F
 from ndcg_spark import columns as c
 from ndcg_spark.scoring.metrics import COUNTS_ROW, RETRIEVED_JUDGED, ndcg_per_query, summarize, summary_and_counts
 from tests import oracle
+from tests.conftest import rows_frame
 from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
 
 
 def _ranked_list(spark: SparkSession, labels: list[int]) -> tuple[DataFrame, DataFrame]:
     """One query whose results carry these labels in rank order (scores strictly decreasing)."""
     docs = [f"d{i}" for i in range(len(labels))]
-    results = spark.createDataFrame(
-        [("run", "q", doc, float(len(labels) - i), None) for i, doc in enumerate(docs)], RESULTS_DDL
+    results = rows_frame(
+        spark, [("run", "q", doc, float(len(labels) - i), None) for i, doc in enumerate(docs)], RESULTS_DDL
     )
-    judgments = spark.createDataFrame(
-        [("q", doc, label) for doc, label in zip(docs, labels, strict=True)], JUDGMENTS_DDL
+    judgments = rows_frame(
+        spark, [("q", doc, label) for doc, label in zip(docs, labels, strict=True)], JUDGMENTS_DDL
     )
     return results, judgments
 
@@ -39,7 +40,7 @@ def test_worked_example(
         ndcg_per_query(results, judgments, ks=[5], uncut=False)
         .select(c.K, c.DCG, c.IDCG, c.NDCG)
     )
-    want = spark.createDataFrame([(5, dcg, idcg, ndcg)], "k int, dcg double, idcg double, ndcg double")
+    want = rows_frame(spark, [(5, dcg, idcg, ndcg)], "k int, dcg double, idcg double, ndcg double")
     assert_approx_df_equality(got, want, precision=5e-4, ignore_nullable=True)
 
 
@@ -50,8 +51,8 @@ def test_exponential_gain(spark: SparkSession) -> None:
 
 
 def test_short_list_is_scored_on_what_is_there_and_ideal_cut_at_k(spark: SparkSession) -> None:
-    results = spark.createDataFrame([("run", "q", "a", 1.0, None)], RESULTS_DDL)
-    judgments = spark.createDataFrame([("q", "a", 1), ("q", "b", 1), ("q", "c", 1)], JUDGMENTS_DDL)
+    results = rows_frame(spark, [("run", "q", "a", 1.0, None)], RESULTS_DDL)
+    judgments = rows_frame(spark, [("q", "a", 1), ("q", "b", 1), ("q", "c", 1)], JUDGMENTS_DDL)
     row = ndcg_per_query(results, judgments, ks=[2], uncut=False).first()
     assert (row[c.DCG], row[c.IDCG]) == pytest.approx((1.0, 1.0 + 1 / 1.584962500721156))
     assert (row[c.NUM_RETRIEVED], row[c.NUM_RELEVANT], row[c.JUDGED_AT_K]) == (1, 3, 1.0)
@@ -59,12 +60,12 @@ def test_short_list_is_scored_on_what_is_there_and_ideal_cut_at_k(spark: SparkSe
 
 def test_ties_broken_by_doc_id_descending_in_byte_order(spark: SparkSession) -> None:
     # Equal scores: 'b' > 'B' > 'A' in byte order, so 'b' ranks first, whatever the input order.
-    results = spark.createDataFrame(
-        [("run", "q", doc, 1.0, None) for doc in ["A", "b", "B"]], RESULTS_DDL
+    results = rows_frame(
+        spark, [("run", "q", doc, 1.0, None) for doc in ["A", "b", "B"]], RESULTS_DDL
     )
-    judgments = spark.createDataFrame([("q", "b", 1)], JUDGMENTS_DDL)
+    judgments = rows_frame(spark, [("q", "b", 1)], JUDGMENTS_DDL)
     assert ndcg_per_query(results, judgments, ks=[1], uncut=False).first()[c.NDCG] == 1.0
-    judgments = spark.createDataFrame([("q", "A", 1)], JUDGMENTS_DDL)
+    judgments = rows_frame(spark, [("q", "A", 1)], JUDGMENTS_DDL)
     assert ndcg_per_query(results, judgments, ks=[1, 3], uncut=False).first()[c.NDCG] == 0.0
 
 
@@ -95,8 +96,8 @@ def test_equals_plain_python_oracle(spark: SparkSession, complete: bool, gain_ki
     results, judgments = _generated(seed=11)
     ks = [1, 3, 5, 50]  # 50 is beyond every list
     per_query = ndcg_per_query(
-        spark.createDataFrame([(*row, None) for row in results], RESULTS_DDL),
-        spark.createDataFrame(judgments, JUDGMENTS_DDL),
+        rows_frame(spark, [(*row, None) for row in results], RESULTS_DDL),
+        rows_frame(spark, judgments, JUDGMENTS_DDL),
         ks=ks,
         gain_kind=gain_kind,
         complete=complete,
@@ -113,10 +114,10 @@ def _report(spark: SparkSession, partitions: int, input_splits: int) -> tuple[li
     spark.conf.set("spark.sql.shuffle.partitions", str(partitions))
     try:
         per_query = ndcg_per_query(
-            spark.createDataFrame([(*row, None) for row in results], RESULTS_DDL).repartition(
+            rows_frame(spark, [(*row, None) for row in results], RESULTS_DDL).repartition(
                 input_splits
             ),
-            spark.createDataFrame(judgments, JUDGMENTS_DDL).repartition(input_splits),
+            rows_frame(spark, judgments, JUDGMENTS_DDL).repartition(input_splits),
             ks=[1, 3, 10],
             complete=True,
         )
@@ -137,8 +138,8 @@ def test_same_numbers_with_one_and_many_partitions(spark: SparkSession) -> None:
 def test_summary_is_plain_mean_of_per_query(spark: SparkSession) -> None:
     results, judgments = _generated(seed=3)
     per_query = ndcg_per_query(
-        spark.createDataFrame([(*row, None) for row in results], RESULTS_DDL),
-        spark.createDataFrame(judgments, JUDGMENTS_DDL),
+        rows_frame(spark, [(*row, None) for row in results], RESULTS_DDL),
+        rows_frame(spark, judgments, JUDGMENTS_DDL),
         ks=[5],
         uncut=False,
     )
@@ -151,13 +152,13 @@ def test_summary_is_plain_mean_of_per_query(spark: SparkSession) -> None:
 def test_summary_and_counts_in_one_aggregation(spark: SparkSession) -> None:
     """Its summary rows are summarize's, to the bit; its count rows give per run the queries
     retrieved and the judged ones among them (a judged query no run retrieved has no run)."""
-    per_query = spark.createDataFrame(
-        [("r1", "ndcg_cut", 5, 0.5, 1.0, "v"), ("r1", "ndcg_cut", 5, 0.1, 0.2, "v"),
+    per_query = rows_frame(
+        spark, [("r1", "ndcg_cut", 5, 0.5, 1.0, "v"), ("r1", "ndcg_cut", 5, 0.1, 0.2, "v"),
          ("r1", "ndcg", None, 0.7, 1.0, "v"), ("r2", "ndcg_cut", 5, 1.0, 0.6, "v")],
         "run_id string, measure string, k int, ndcg double, judged_at_k double, variant string",
     )
-    pairs = spark.createDataFrame(
-        [("r1", "q1", 3), ("r1", "q2", 1), ("r1", "q3", None), ("r2", "q1", 3), (None, "q4", 2)],
+    pairs = rows_frame(
+        spark, [("r1", "q1", 3), ("r1", "q2", 1), ("r1", "q3", None), ("r2", "q1", 3), (None, "q4", 2)],
         "run_id string, query_id string, num_judged bigint",
     )
     rows = summary_and_counts(per_query, pairs).collect()

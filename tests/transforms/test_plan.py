@@ -76,6 +76,8 @@ def test_main_pass_shuffles_each_input_once(
 
 
 def test_library_entry_point_shuffles_each_input_once(spark: SparkSession, static_plans: None) -> None:
+    # Python rows, not tests.conftest.rows_frame: an Arrow table's size is known to be tiny, so its
+    # plan broadcasts; an RDD's is unknown, as a big input's would be.
     results = spark.createDataFrame([("r", "q", "a", 1.0, None)], RESULTS_DDL)
     judgments = spark.createDataFrame([("q", "a", 1)], JUDGMENTS_DDL)
     _assert_one_shuffle_per_input(_plan(ndcg_per_query(results, judgments, ks=[5, 10])))

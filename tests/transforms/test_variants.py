@@ -18,6 +18,7 @@ from ndcg_spark import InputError, evaluate
 from ndcg_spark import columns as c
 from ndcg_spark.scoring.metrics import ndcg_per_query, summarize
 from tests import oracle, trec_text
+from tests.conftest import rows_frame
 from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
 
 # The example: b judged below 0, x unjudged; -J condenses b, x, c, d, a to c, d, a.
@@ -26,10 +27,10 @@ EXAMPLE_RANKING = ["b", "x", "c", "d", "a"]
 
 
 def _example(spark: SparkSession) -> tuple[DataFrame, DataFrame]:
-    results = spark.createDataFrame(
-        [("run", "q", doc, float(5 - i), None) for i, doc in enumerate(EXAMPLE_RANKING)], RESULTS_DDL
+    results = rows_frame(
+        spark, [("run", "q", doc, float(5 - i), None) for i, doc in enumerate(EXAMPLE_RANKING)], RESULTS_DDL
     )
-    return results, spark.createDataFrame(EXAMPLE_JUDGMENTS, JUDGMENTS_DDL)
+    return results, rows_frame(spark, EXAMPLE_JUDGMENTS, JUDGMENTS_DDL)
 
 
 def _by_k(per_query: DataFrame) -> dict[int | None, tuple]:
@@ -50,8 +51,8 @@ def test_judged_only_condenses_the_list(spark: SparkSession) -> None:
 
 
 def test_judged_only_list_with_nothing_judged_scores_zero_and_counts(spark: SparkSession) -> None:
-    results = spark.createDataFrame([("run", "q", "x", 1.0, None), ("run", "q", "y", 0.5, None)], RESULTS_DDL)
-    judgments = spark.createDataFrame([("q", "a", 1)], JUDGMENTS_DDL)
+    results = rows_frame(spark, [("run", "q", "x", 1.0, None), ("run", "q", "y", 0.5, None)], RESULTS_DDL)
+    judgments = rows_frame(spark, [("q", "a", 1)], JUDGMENTS_DDL)
     rows = ndcg_per_query(results, judgments, ks=[5], judged_only=True).collect()
     assert [(row[c.NDCG], row[c.NUM_RETRIEVED], row[c.JUDGED_AT_K]) for row in rows] == [(0.0, 0, None)] * 2
 
@@ -133,8 +134,8 @@ def test_variants_equal_the_oracle(
     results, judgments = _generated(seed=11)
     ks = [1, 3, 5, 20]
     per_query = ndcg_per_query(
-        spark.createDataFrame([(*row, None) for row in results], RESULTS_DDL),
-        spark.createDataFrame(judgments, JUDGMENTS_DDL),
+        rows_frame(spark, [(*row, None) for row in results], RESULTS_DDL),
+        rows_frame(spark, judgments, JUDGMENTS_DDL),
         ks=ks,
         gain_kind=kind,
         complete=complete,
@@ -158,8 +159,8 @@ def test_judged_only_equals_pytrec_eval(spark: SparkSession, ks: list[int]) -> N
     for query, doc, grade in judgments:
         qrels.setdefault(query, {})[doc] = grade
     per_query = ndcg_per_query(
-        spark.createDataFrame([(*row, None) for row in results], RESULTS_DDL),
-        spark.createDataFrame(judgments, JUDGMENTS_DDL),
+        rows_frame(spark, [(*row, None) for row in results], RESULTS_DDL),
+        rows_frame(spark, judgments, JUDGMENTS_DDL),
         ks=ks,
         judged_only=True,
     )
@@ -183,8 +184,8 @@ def test_judged_only_equals_pytrec_eval(spark: SparkSession, ks: list[int]) -> N
 
 def test_several_results_inputs_score_as_one(spark: SparkSession) -> None:
     results, judgments = _generated(seed=7)
-    frame = spark.createDataFrame([(*row, None) for row in results], RESULTS_DDL)
-    judged = spark.createDataFrame(judgments, JUDGMENTS_DDL)
+    frame = rows_frame(spark, [(*row, None) for row in results], RESULTS_DDL)
+    judged = rows_frame(spark, judgments, JUDGMENTS_DDL)
     one = evaluate(judged, frame, ks=(3,)).per_query
     # r1 without its run_id column is named by its key; r2 keeps the run_id it carries.
     several = evaluate(
@@ -200,8 +201,8 @@ def test_several_results_inputs_score_as_one(spark: SparkSession) -> None:
 
 def test_two_inputs_naming_one_run_are_refused(spark: SparkSession) -> None:
     results, judgments = _generated(seed=7)
-    frame = spark.createDataFrame([(*row, None) for row in results], RESULTS_DDL)
-    judged = spark.createDataFrame(judgments, JUDGMENTS_DDL)
+    frame = rows_frame(spark, [(*row, None) for row in results], RESULTS_DDL)
+    judged = rows_frame(spark, judgments, JUDGMENTS_DDL)
     # Both carry run r1, on different queries: no document is a copy, yet the run is one name
     # for two systems.
     first, second = frame.filter(F.col(c.QUERY_ID) < "q5"), frame.filter(F.col(c.QUERY_ID) >= "q5")
