@@ -11,6 +11,7 @@
 # The whole suite runs its test files on PYTEST_WORKERS processes (default 2; 0 runs them in this
 # one): its system tier waits on JVMs starting, subprocesses and kills, so two overlap those waits.
 # --quick runs in this process (default 0): its tests are CPU-bound, a second JVM only competes.
+# Files go to the workers in the order tests/conftest.py gives them (longest tiers first).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 setup=(--jvm-archive)
@@ -40,6 +41,6 @@ if [ -n "$archive" ]; then
 fi
 parallel=()
 if [ "$workers" != 0 ]; then
-  parallel=(-n "$workers" --dist loadfile)
+  parallel=(-n "$workers" --dist loadfile --no-loadscope-reorder)
 fi
 exec .venv/bin/python -m pytest -q -ra --durations=15 "${parallel[@]}" "${tiers[@]}" "$@"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -52,6 +53,24 @@ RESULTS = {
     "doc_id": ["a", "b", "z", "d", "a", "b", "a", "a", "d"],
     "score": [3.0, 2.0, 1.0, 1.0, 5.0, 3.0, 2.0, 2.0, 1.0],
 }
+
+
+# The order in which the files run, tier by tier: those that take longest first.
+TIER_ORDER = ("system", "end_to_end", "transforms", "unit")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tiers in TIER_ORDER, and in a tier the files with more tests first (each file's tests keep
+    their order). pytest-xdist hands whole files to its workers in this order (scripts/test.sh
+    passes --no-loadscope-reorder; xdist's own order, by number of tests alone, left the one-test
+    files of the system tier, a minute or more each, for the end, one worker busy and one idle)."""
+    counts = Counter(item.path for item in items)
+
+    def rank(item: pytest.Item) -> tuple[int, int, str]:
+        tier = item.path.parent.name
+        return (TIER_ORDER.index(tier) if tier in TIER_ORDER else len(TIER_ORDER), -counts[item.path], str(item.path))
+
+    items.sort(key=rank)
 
 
 @pytest.fixture(scope="session")
