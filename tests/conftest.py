@@ -55,20 +55,28 @@ RESULTS = {
 }
 
 
-# The order in which the files run, tier by tier: those that take longest first.
+# The order in which the files run: the tiers that take longest first, and in a tier the files
+# of one or two tests that still take 20 s to a minute or more (a cluster, six runs of the job,
+# models trained in a CrossValidator), then the files with more tests.
 TIER_ORDER = ("system", "end_to_end", "transforms", "unit")
+LONG_FILES = ("test_lost_worker.py", "test_determinism.py", "test_evaluator.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Tiers in TIER_ORDER, and in a tier the files with more tests first (each file's tests keep
-    their order). pytest-xdist hands whole files to its workers in this order (scripts/test.sh
-    passes --no-loadscope-reorder; xdist's own order, by number of tests alone, left the one-test
-    files of the system tier, a minute or more each, for the end, one worker busy and one idle)."""
+    """Files in the order above (each file's tests keep their order). pytest-xdist hands whole
+    files to its workers in this order (scripts/test.sh passes --no-loadscope-reorder): xdist's
+    own order, by number of tests alone, left the system tier's one-test files for the end, one
+    worker busy and one idle."""
     counts = Counter(item.path for item in items)
 
-    def rank(item: pytest.Item) -> tuple[int, int, str]:
+    def rank(item: pytest.Item) -> tuple[int, bool, int, str]:
         tier = item.path.parent.name
-        return (TIER_ORDER.index(tier) if tier in TIER_ORDER else len(TIER_ORDER), -counts[item.path], str(item.path))
+        return (
+            TIER_ORDER.index(tier) if tier in TIER_ORDER else len(TIER_ORDER),
+            item.path.name not in LONG_FILES,
+            -counts[item.path],
+            str(item.path),
+        )
 
     items.sort(key=rank)
 
