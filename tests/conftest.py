@@ -122,13 +122,13 @@ def rows_frame(spark: SparkSession, rows: Iterable[tuple], ddl: str) -> DataFram
     """A DataFrame of these rows with the DDL's schema, handed to Spark as an Arrow table. A Python
     list given to createDataFrame becomes an RDD of pickled rows, and every action on it starts
     Python worker tasks; Arrow data is decoded in the JVM (the transforms tier ran 6% faster,
-    medians of 3 runs each, in turn). Its size is known, so joins on it are broadcast: a test of the plan builds its frames
-    from Python rows, whose size is unknown, like a big input's."""
+    medians of 3 runs each, in turn). Its size is known, so joins on it are broadcast: a test of
+    the plan builds its frames from Python rows, whose size is unknown, like a big input's."""
     schema = StructType.fromDDL(ddl)
     assert isinstance(schema, StructType), ddl
-    rows = list(rows)
+    held = list(rows)
     arrow = to_arrow_schema(schema)
-    columns = [pa.array([row[i] for row in rows], type=field.type) for i, field in enumerate(arrow)]
+    columns = [pa.array([row[i] for row in held], type=field.type) for i, field in enumerate(arrow)]
     return spark.createDataFrame(pa.Table.from_arrays(columns, schema=arrow), schema)
 
 
