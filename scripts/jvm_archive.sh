@@ -38,7 +38,8 @@ if [ -f "$archive" ]; then
   exit 0
 fi
 work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+making="$archive.making"
+trap 'rm -rf "$work" "$making"' EXIT
 # What most Spark runs load: the session, a Parquet write and read, a shuffle, a window, codegen.
 cat > "$work/warm.py" <<'PY'
 import sys
@@ -48,15 +49,16 @@ spark.range(100).selectExpr("id % 7 AS q", "id AS d").write.parquet(sys.argv[1])
 ranked = spark.read.parquet(sys.argv[1]).withColumn("p", F.row_number().over(Window.partitionBy("q").orderBy("d")))
 ranked.groupBy("q").agg(F.sum("p")).collect()
 PY
-# The JVM writes the archive as it exits: under a temporary name, then moved into place, so that
-# no JVM maps a half-written file.
+# The JVM writes the archive as it exits: under a temporary name beside it, then renamed into
+# place (one atomic rename in one folder; a move from /tmp may be a copy), so that no JVM maps a
+# half-written file.
 PYSPARK_PYTHON="$PWD/.venv/bin/python" PYSPARK_DRIVER_PYTHON="$PWD/.venv/bin/python" \
-  SPARK_SUBMIT_OPTS="-XX:ArchiveClassesAtExit=$work/spark.jsa -Xlog:cds*=off" \
+  SPARK_SUBMIT_OPTS="-XX:ArchiveClassesAtExit=$making -Xlog:cds*=off" \
   .venv/bin/spark-submit --master 'local[2]' --conf spark.ui.enabled=false \
   "$work/warm.py" "$work/frame" >"$work/log" 2>&1 || {
   echo "jvm_archive: the Spark run failed; no archive made" >&2
   tail -20 "$work/log" >&2
   exit 1
 }
-mv "$work/spark.jsa" "$archive"
+mv "$making" "$archive"
 echo "$archive"
