@@ -14,20 +14,18 @@
 # Files go to the workers in the order tests/conftest.py gives them (longest tiers first).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+tiers=(tests)
+default_workers=2
 setup=(--jvm-archive)
 if [ "${1:-}" = "--quick" ]; then
+  shift
+  tiers=(tests/unit tests/transforms)
+  default_workers=0
   setup=()
 fi
 bash scripts/setup.sh "${setup[@]}"
 export PYSPARK_PYTHON="$PWD/.venv/bin/python"
 export PYSPARK_DRIVER_PYTHON="$PWD/.venv/bin/python"
-tiers=(tests)
-default_workers=2
-if [ "${1:-}" = "--quick" ]; then
-  shift
-  tiers=(tests/unit tests/transforms)
-  default_workers=0
-fi
 workers="${PYTEST_WORKERS:-$default_workers}"
 if [ "$default_workers" = 0 ]; then
   archive="$(bash scripts/jvm_archive.sh --if-made || true)"

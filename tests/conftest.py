@@ -159,6 +159,12 @@ def error_lines(err: str) -> list[str]:
     return [line for line in err.strip().splitlines() if not line.startswith('{"time"')]
 
 
+def parquet_rows(folder: Path) -> list[tuple]:
+    """Every row of a Parquet file or folder as a tuple, in one fixed order: two reports compared
+    exactly, whatever their files' order."""
+    return sorted((tuple(row.values()) for row in pq.read_table(folder).to_pylist()), key=repr)
+
+
 def snapshot(folder: Path) -> dict[str, str]:
     """Every file under folder with the hash of its bytes."""
     return {

@@ -25,7 +25,7 @@ import pytest
 from ndcg_spark.errors import EXIT_OK
 from ndcg_spark.io.storage import STAGING_DIR
 from ndcg_spark.job.cli import main
-from tests.conftest import ROOT, job_env
+from tests.conftest import ROOT, job_env, parquet_rows
 
 SPARK_CLASS = Path(pyspark.__file__).parent / "bin" / "spark-class"
 DATE = "2026-12-01"
@@ -105,10 +105,6 @@ def _inputs(folder: Path) -> tuple[str, str]:
     return str(folder / "judgments"), str(folder / "results")
 
 
-def _rows(folder: Path) -> list[tuple]:
-    return sorted((tuple(row.values()) for row in pq.read_table(folder).to_pylist()), key=repr)
-
-
 @pytest.mark.slow
 def test_killing_a_worker_changes_no_number(tmp_path: Path, cluster) -> None:
     master, processes = cluster
@@ -135,4 +131,4 @@ def test_killing_a_worker_changes_no_number(tmp_path: Path, cluster) -> None:
     assert job.returncode == EXIT_OK, log[-4000:]
     assert "Lost executor" in log, "the worker died after the job, not during it"
     for name in ("per_query", "summary"):
-        assert _rows(output / name / f"eval_date={DATE}") == _rows(tmp_path / "local" / name / f"eval_date={DATE}")
+        assert parquet_rows(output / name / f"eval_date={DATE}") == parquet_rows(tmp_path / "local" / name / f"eval_date={DATE}")

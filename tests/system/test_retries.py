@@ -8,12 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pyarrow.parquet as pq
 import pytest
 
 import ndcg_spark.checks.observe as validation
 from ndcg_spark.errors import EXIT_FAILURE, EXIT_OK
-from tests.conftest import JUDGMENTS, RESULTS, error_lines, job_env, run_job, snapshot, write
+from tests.conftest import JUDGMENTS, RESULTS, error_lines, job_env, parquet_rows, run_job, snapshot, write
 from tests.fault_injection import INJECTED, failing
 
 HARNESS = Path(__file__).resolve().parents[1] / "fault_injection.py"
@@ -32,10 +31,7 @@ def _retried(judgments: str, results: str, output: Path) -> subprocess.Completed
 
 def _report(output: Path) -> list:
     """per_query's and summary's rows, and the manifest's input rows and counts."""
-    tables = [
-        sorted((tuple(row.values()) for row in pq.read_table(output / name / "eval_date=2026-12-01").to_pylist()), key=repr)
-        for name in ("per_query", "summary")
-    ]
+    tables = [parquet_rows(output / name / "eval_date=2026-12-01") for name in ("per_query", "summary")]
     manifest = json.loads((output / "_manifests" / "2026-12-01.json").read_text())
     return [*tables, (manifest["inputs"]["results"]["rows"], manifest["counts"])]
 
