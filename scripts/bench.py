@@ -24,6 +24,9 @@ change, say) as "job_from", in turn with this one on the same data; its means mu
 where the time goes: Spark jobs, the start before the first, the job's steps (main pass, summary,
 publish, from its step log), the longest Spark job of the main pass, and the time no Spark job ran.
 
+--java-options="..." adds driver JVM options to every Spark tool alike (the floors included), to
+see how a JVM setting moves them all, e.g. -XX:TieredStopAtLevel=1 (the C1 compiler only).
+
 --skew F also generates a dataset of the same number of result rows in which one query holds the
 fraction F of them, and runs the job (and DuckDB) on it as well: "job_skewed" against "job".
 """
@@ -330,6 +333,9 @@ def main() -> None:
     parser.add_argument("--data", default=str(ROOT / "bench-data"))
     parser.add_argument("--out", default=str(ROOT / "bench-results"))
     parser.add_argument("--job-from", help="another checkout whose job to time beside this one's (job_from)")
+    parser.add_argument("--java-options", default="",
+                        help="more driver JVM options for every Spark tool alike, the floors included"
+                             " (e.g. -XX:TieredStopAtLevel=1)")
     parser.add_argument("--breakdown", action="store_true",
                         help="then one more run of each job with Spark's event log: where its time goes")
     args = parser.parse_args()
@@ -341,7 +347,8 @@ def main() -> None:
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
     spark_submit = [str(Path(sys.executable).parent / "spark-submit"), "--master", "local[2]",
                     "--driver-memory", args.driver_memory, "--conf", "spark.ui.enabled=false",
-                    "--driver-java-options", f"-Dlog4j2.configurationFile={ROOT / 'conf' / 'log4j2.properties'}"]
+                    "--driver-java-options",
+                    f"-Dlog4j2.configurationFile={ROOT / 'conf' / 'log4j2.properties'} {args.java_options}".strip()]
     scripts = Path(tempfile.mkdtemp(prefix="ndcg-bench-"))
     ks_json = json.dumps(list(KS))
 
@@ -423,7 +430,7 @@ def main() -> None:
         "queries": args.queries, "depth": args.depth, "judged_per_query": args.judged,
         "result_rows": args.queries * args.depth, "judgment_rows": args.queries * args.judged,
         "skew": args.skew, "ks": list(KS), "repeat": args.repeat, "driver_memory": args.driver_memory,
-        "cpus": os.cpu_count(),
+        "cpus": os.cpu_count(), "java_options": args.java_options,
         "wall_s": {tool.name: tool.walls for tool in timed_tools},
         "median_wall_s": median,
         "peak_rss_gb": {tool.name: max(tool.peaks) for tool in timed_tools},
@@ -442,7 +449,7 @@ def main() -> None:
     Path(f"{stem}.json").write_text(json.dumps(report, indent=2))
     lines = [f"{args.queries * args.depth:,} result rows, {args.queries * args.judged:,} judgments,"
              f" NDCG@{','.join(map(str, KS))}, local[2], driver {args.driver_memory},"
-             f" median of {args.repeat}",
+             f" median of {args.repeat}" + (f", driver JVM options {args.java_options}" if args.java_options else ""),
              "", "| tool | wall (s) | x floor | x ranking floor | job / tool | peak RSS (GB) |",
              "|---|---|---|---|---|---|"]
     for tool in timed_tools:
