@@ -37,6 +37,7 @@ import argparse
 import datetime as dt
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -445,7 +446,10 @@ def main() -> None:
         "peer_means": {tool.name: tool.last_means for tool in tools if tool.last_means is not None},
         "mean_ndcg": by_name["job"].last_means,
     }
-    stem = out / (f"bench-{args.queries}x{args.depth}" + (f"-skew{args.skew:g}" if args.skew else ""))
+    # A run with other JVM options gets files of its own beside the plain run's.
+    jvm = re.sub(r"[^A-Za-z0-9]+", "_", args.java_options).strip("_")
+    stem = out / (f"bench-{args.queries}x{args.depth}" + (f"-skew{args.skew:g}" if args.skew else "")
+                  + (f"-{jvm}" if jvm else ""))
     Path(f"{stem}.json").write_text(json.dumps(report, indent=2))
     lines = [f"{args.queries * args.depth:,} result rows, {args.queries * args.judged:,} judgments,"
              f" NDCG@{','.join(map(str, KS))}, local[2], driver {args.driver_memory},"
