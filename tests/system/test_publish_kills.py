@@ -9,15 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pyarrow.parquet as pq
 import pytest
 
 from ndcg_spark.errors import EXIT_OK
-from tests.conftest import ROOT, job_env, run_job
-
-
-def _report(folder: Path) -> list[tuple]:
-    return sorted(tuple(row.values()) for row in pq.read_table(folder).to_pylist())
+from tests.conftest import ROOT, job_env, parquet_rows, run_job
 
 
 @pytest.mark.slow
@@ -28,7 +23,7 @@ def test_killed_runs_never_show_half_a_report(inputs, tmp_path: Path) -> None:
     output = tmp_path / "out"
     date = ["--eval-date", "2026-12-01"]
     assert run_job(*inputs, output, *date, "--k", "1") == EXIT_OK
-    old = {name: _report(output / name / "eval_date=2026-12-01") for name in ("per_query", "summary")}
+    old = {name: parquet_rows(output / name / "eval_date=2026-12-01") for name in ("per_query", "summary")}
     command = [sys.executable, str(ROOT / "jobs" / "evaluate_ndcg.py"), "--judgments", inputs[0],
                "--results", inputs[1], "--output", str(output), *date, "--k", "2"]
     env = job_env(pythonpath=True)
@@ -42,7 +37,7 @@ def test_killed_runs_never_show_half_a_report(inputs, tmp_path: Path) -> None:
             os.killpg(job.pid, signal.SIGKILL)
             job.wait()
         for name, previous in old.items():
-            now = _report(output / name / "eval_date=2026-12-01")
+            now = parquet_rows(output / name / "eval_date=2026-12-01")
             ks = {row[3] for row in now} if name == "per_query" else {row[2] for row in now}
             assert ks in ({1, None}, {2, None}), (name, delay, ks)
             assert now == previous or ks == {2, None}
