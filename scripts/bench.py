@@ -1,11 +1,16 @@
-"""Side-by-side benchmark: the job (spark-submit), Spark's floor, the ranking floor, Spark MLlib's
-RankingMetrics (spark-submit) and, when installed, DuckDB, pytrec_eval and ranx, on the same
+"""Side-by-side benchmark: the job (spark-submit), Spark's floor, the ranking floor, the bare NDCG,
+Spark MLlib's RankingMetrics (spark-submit) and, when installed, DuckDB, pytrec_eval and ranx, on the same
 generated Parquet inputs, alternating within each round.
 
 The floor reads both inputs and shuffles each by query_id once (noop write): what any Spark job
 doing this must pay. The ranking floor adds the one thing no exact NDCG can skip: numbering every
 result list in score order (one window over one sort, ties by the integer doc_id, which is cheaper
 than trec_eval's string order), and nothing else: no join, no ideal DCG, no checks.
+
+The bare NDCG (the peer "bare_ndcg", spark-submit) computes the job's means and nothing else, as
+one SQL query: a shuffle per input, a shuffled hash join, one sort of the results and one of the
+judgments, no checks, no per-query rows, no output. It is what any Spark design of the job must
+pay at least, before its checks and its publication.
 
 A tool's time is reported only when its mean NDCG@k agrees with the job's to 1e-9 on the same
 data; a peer that disagrees is named and left out. RankingMetrics computes another NDCG by design
@@ -145,6 +150,39 @@ DUCKDB = textwrap.dedent(
     """
 )
 
+# The least any Spark design computing the job's numbers must do: the issue's outside prototype,
+# as one SQL query (parsed and analysed once). Each input shuffled by query_id once, the judgments
+# joined by a shuffled hash join, one sort of the results (trec_eval's order) and one of the
+# judgments (the ideal order), the means collected. No checks (nulls, copies, grades), no per-query
+# rows, nothing written or published. On the generated data (no copies, every retrieved query
+# judged) its numbers are the job's, so its means must agree.
+BARE_NDCG = textwrap.dedent(
+    """
+    import json, sys
+    from pyspark.sql import SparkSession
+    spark = SparkSession.builder.appName("bare_ndcg").getOrCreate()
+    judgments, results, ks = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+    spark.read.parquet(judgments).createOrReplaceTempView("judgments")
+    spark.read.parquet(results).createOrReplaceTempView("results")
+    def cut(prefix):
+        return ", ".join(f"sum(CASE WHEN pos <= {k} THEN g / log2(pos + 1) ELSE 0D END) AS {prefix}{k}" for k in ks)
+    means = ", ".join(f"avg(CASE WHEN i{k} > 0 THEN d{k} / i{k} ELSE 0D END) AS m{k}" for k in ks)
+    row = spark.sql(f'''
+      WITH j AS (SELECT /*+ REPARTITION(query_id) */ query_id, doc_id,
+                        CAST(greatest(relevance, 0) AS DOUBLE) g FROM judgments),
+           r AS (SELECT /*+ REPARTITION(query_id) */ query_id, doc_id, score FROM results),
+           ranked AS (SELECT /*+ SHUFFLE_HASH(j) */ r.query_id, coalesce(j.g, 0D) g,
+                        row_number() OVER (PARTITION BY r.query_id
+                                           ORDER BY score DESC, CAST(r.doc_id AS STRING) DESC) pos
+                      FROM r LEFT JOIN j ON r.query_id = j.query_id AND r.doc_id = j.doc_id),
+           dcg AS (SELECT query_id, {cut("d")} FROM ranked GROUP BY query_id),
+           ideal AS (SELECT query_id, g, row_number() OVER (PARTITION BY query_id ORDER BY g DESC) pos FROM j),
+           idcg AS (SELECT query_id, {cut("i")} FROM ideal GROUP BY query_id)
+      SELECT {means} FROM dcg JOIN idcg ON dcg.query_id = idcg.query_id''').collect()[0]
+    print("MEANS " + json.dumps({str(k): v for k, v in zip(ks, row)}))
+    """
+)
+
 # Spark MLlib's own NDCG, as a Spark user would call it from Python: each query's ranked list
 # (score descending, ties by doc_id descending as strings, as trec_eval) and its relevant documents
 # (grade > 0). Binary: Spark 4's Python constructor reads only the first two columns of its input
@@ -206,10 +244,10 @@ RANX = _READ_DICTS + textwrap.dedent(
 )
 
 PEERS = {"duckdb": (DUCKDB, "duckdb"), "pytrec_eval": (PYTREC, "pytrec_eval"), "ranx": (RANX, "ranx")}
-SPARK_PEERS = {"spark_ranking_metrics": SPARK_RANKING_METRICS}  # run with spark-submit like the job
+SPARK_PEERS = {"bare_ndcg": BARE_NDCG, "spark_ranking_metrics": SPARK_RANKING_METRICS}  # spark-submit
 # Same semantics as the job (trec_eval's tie order included): a disagreement is a bug somewhere.
 # ranx breaks score ties its own way, so it may differ on data with ties; it is then left out.
-STRICT = {"job_skewed", "job_from", "duckdb", "duckdb_skewed", "pytrec_eval"}
+STRICT = {"job_skewed", "job_from", "bare_ndcg", "duckdb", "duckdb_skewed", "pytrec_eval"}
 # Other semantics by design: timed all the same, with how far their means are from the job's.
 BY_DESIGN = {"spark_ranking_metrics"}
 
