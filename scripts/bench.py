@@ -9,8 +9,8 @@ than trec_eval's string order), and nothing else: no join, no ideal DCG, no chec
 
 The bare NDCG (the peer "bare_ndcg", spark-submit) computes the job's means and nothing else, as
 one SQL query: a shuffle per input, a shuffled hash join, one sort of the results and one of the
-judgments, no checks, no per-query rows, no output. It is what any Spark design of the job must
-pay at least, before its checks and its publication.
+judgments, no checks, no output: about what any Spark design of the job pays before its checks and
+its reports. "bare_ndcg_output" also writes its per-query rows and its summary as Parquet.
 
 A tool's time is reported only when its mean NDCG@k agrees with the job's to 1e-9 on the same
 data; a peer that disagrees is named and left out. RankingMetrics computes another NDCG by design
@@ -150,24 +150,28 @@ DUCKDB = textwrap.dedent(
     """
 )
 
-# The least any Spark design computing the job's numbers must do: the issue's outside prototype,
+# About the least a Spark design computing the job's numbers can do: the issue's outside prototype,
 # as one SQL query (parsed and analysed once). Each input shuffled by query_id once, the judgments
 # joined by a shuffled hash join, one sort of the results (trec_eval's order) and one of the
-# judgments (the ideal order), the means collected. No checks (nulls, copies, grades), no per-query
-# rows, nothing written or published. On the generated data (no copies, every retrieved query
-# judged) its numbers are the job's, so its means must agree.
-BARE_NDCG = textwrap.dedent(
+# judgments (the ideal order), a row per query and cutoff. No checks (nulls, copies, grades). The
+# bare NDCG collects the means of those rows; with output, it writes them as Parquet, then the
+# summary from them as one file, as the job's reports (no staging, no atomic publication, no
+# manifest). On the generated data (no copies, every retrieved query judged) the numbers are the
+# job's, so the means must agree.
+_BARE_QUERY = textwrap.dedent(
     """
-    import json, sys
+    import json, shutil, sys, tempfile
     from pyspark.sql import SparkSession
     spark = SparkSession.builder.appName("bare_ndcg").getOrCreate()
+    # As the job does: the join on (query_id, doc_id) reuses the inputs' partitioning by query_id.
+    spark.conf.set("spark.sql.requireAllClusterKeysForCoPartition", "false")
     judgments, results, ks = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
     spark.read.parquet(judgments).createOrReplaceTempView("judgments")
     spark.read.parquet(results).createOrReplaceTempView("results")
     def cut(prefix):
         return ", ".join(f"sum(CASE WHEN pos <= {k} THEN g / log2(pos + 1) ELSE 0D END) AS {prefix}{k}" for k in ks)
-    means = ", ".join(f"avg(CASE WHEN i{k} > 0 THEN d{k} / i{k} ELSE 0D END) AS m{k}" for k in ks)
-    row = spark.sql(f'''
+    cutoffs = ", ".join(f"named_struct('k', {k}, 'dcg', d{k}, 'idcg', i{k})" for k in ks)
+    per_query = spark.sql(f'''
       WITH j AS (SELECT /*+ REPARTITION(query_id) */ query_id, doc_id,
                         CAST(greatest(relevance, 0) AS DOUBLE) g FROM judgments),
            r AS (SELECT /*+ REPARTITION(query_id) */ query_id, doc_id, score FROM results),
@@ -177,9 +181,26 @@ BARE_NDCG = textwrap.dedent(
                       FROM r LEFT JOIN j ON r.query_id = j.query_id AND r.doc_id = j.doc_id),
            dcg AS (SELECT query_id, {cut("d")} FROM ranked GROUP BY query_id),
            ideal AS (SELECT query_id, g, row_number() OVER (PARTITION BY query_id ORDER BY g DESC) pos FROM j),
-           idcg AS (SELECT query_id, {cut("i")} FROM ideal GROUP BY query_id)
-      SELECT {means} FROM dcg JOIN idcg ON dcg.query_id = idcg.query_id''').collect()[0]
-    print("MEANS " + json.dumps({str(k): v for k, v in zip(ks, row)}))
+           idcg AS (SELECT query_id, {cut("i")} FROM ideal GROUP BY query_id),
+           cut AS (SELECT dcg.query_id, explode(array({cutoffs})) c FROM dcg JOIN idcg ON dcg.query_id = idcg.query_id)
+      SELECT query_id, c.k, CASE WHEN c.idcg > 0 THEN c.dcg / c.idcg ELSE 0D END ndcg, c.dcg, c.idcg FROM cut''')
+    """
+)
+BARE_NDCG = _BARE_QUERY + textwrap.dedent(
+    """
+    rows = per_query.groupBy("k").agg({"ndcg": "avg"}).collect()
+    print("MEANS " + json.dumps({str(row[0]): row[1] for row in rows}))
+    """
+)
+BARE_NDCG_OUTPUT = _BARE_QUERY + textwrap.dedent(
+    """
+    out = tempfile.mkdtemp(prefix="bare-ndcg-")
+    per_query.write.mode("overwrite").parquet(f"{out}/per_query")
+    summary = spark.read.parquet(f"{out}/per_query").groupBy("k").agg({"ndcg": "avg"})
+    summary.coalesce(1).write.mode("overwrite").parquet(f"{out}/summary")
+    rows = spark.read.parquet(f"{out}/summary").collect()
+    shutil.rmtree(out)
+    print("MEANS " + json.dumps({str(row[0]): row[1] for row in rows}))
     """
 )
 
@@ -244,10 +265,11 @@ RANX = _READ_DICTS + textwrap.dedent(
 )
 
 PEERS = {"duckdb": (DUCKDB, "duckdb"), "pytrec_eval": (PYTREC, "pytrec_eval"), "ranx": (RANX, "ranx")}
-SPARK_PEERS = {"bare_ndcg": BARE_NDCG, "spark_ranking_metrics": SPARK_RANKING_METRICS}  # spark-submit
+# Run with spark-submit, like the job.
+SPARK_PEERS = {"bare_ndcg": BARE_NDCG, "bare_ndcg_output": BARE_NDCG_OUTPUT, "spark_ranking_metrics": SPARK_RANKING_METRICS}
 # Same semantics as the job (trec_eval's tie order included): a disagreement is a bug somewhere.
 # ranx breaks score ties its own way, so it may differ on data with ties; it is then left out.
-STRICT = {"job_skewed", "job_from", "bare_ndcg", "duckdb", "duckdb_skewed", "pytrec_eval"}
+STRICT = {"job_skewed", "job_from", "bare_ndcg", "bare_ndcg_output", "duckdb", "duckdb_skewed", "pytrec_eval"}
 # Other semantics by design: timed all the same, with how far their means are from the job's.
 BY_DESIGN = {"spark_ranking_metrics"}
 
