@@ -153,11 +153,11 @@ DUCKDB = textwrap.dedent(
 # About the least a Spark design computing the job's numbers can do: the issue's outside prototype,
 # as one SQL query (parsed and analysed once). Each input shuffled by query_id once, the judgments
 # joined by a shuffled hash join, one sort of the results (trec_eval's order) and one of the
-# judgments (the ideal order), a row per query and cutoff. No checks (nulls, copies, grades). The
-# bare NDCG collects the means of those rows; with output, it writes them as Parquet, then the
-# summary from them as one file, as the job's reports (no staging, no atomic publication, no
-# manifest). On the generated data (no copies, every retrieved query judged) the numbers are the
-# job's, so the means must agree.
+# judgments (the ideal order), a row per query with its DCGs and ideal DCGs. No checks (nulls,
+# copies, grades). The bare NDCG collects the means from those rows; with output, it writes a row
+# per query and cutoff as Parquet, then the summary from them as one file, as the job's reports (no
+# staging, no atomic publication, no manifest). On the generated data (no copies, every retrieved
+# query judged) the numbers are the job's, so the means must agree.
 _BARE_QUERY = textwrap.dedent(
     """
     import json, shutil, sys, tempfile
@@ -170,8 +170,7 @@ _BARE_QUERY = textwrap.dedent(
     spark.read.parquet(results).createOrReplaceTempView("results")
     def cut(prefix):
         return ", ".join(f"sum(CASE WHEN pos <= {k} THEN g / log2(pos + 1) ELSE 0D END) AS {prefix}{k}" for k in ks)
-    cutoffs = ", ".join(f"named_struct('k', {k}, 'dcg', d{k}, 'idcg', i{k})" for k in ks)
-    per_query = spark.sql(f'''
+    spark.sql(f'''
       WITH j AS (SELECT /*+ REPARTITION(query_id) */ query_id, doc_id,
                         CAST(greatest(relevance, 0) AS DOUBLE) g FROM judgments),
            r AS (SELECT /*+ REPARTITION(query_id) */ query_id, doc_id, score FROM results),
@@ -181,21 +180,24 @@ _BARE_QUERY = textwrap.dedent(
                       FROM r LEFT JOIN j ON r.query_id = j.query_id AND r.doc_id = j.doc_id),
            dcg AS (SELECT query_id, {cut("d")} FROM ranked GROUP BY query_id),
            ideal AS (SELECT query_id, g, row_number() OVER (PARTITION BY query_id ORDER BY g DESC) pos FROM j),
-           idcg AS (SELECT query_id, {cut("i")} FROM ideal GROUP BY query_id),
-           cut AS (SELECT dcg.query_id, explode(array({cutoffs})) c FROM dcg JOIN idcg ON dcg.query_id = idcg.query_id)
-      SELECT query_id, c.k, CASE WHEN c.idcg > 0 THEN c.dcg / c.idcg ELSE 0D END ndcg, c.dcg, c.idcg FROM cut''')
+           idcg AS (SELECT query_id, {cut("i")} FROM ideal GROUP BY query_id)
+      SELECT * FROM dcg JOIN idcg USING (query_id)''').createOrReplaceTempView("pairs")
     """
 )
 BARE_NDCG = _BARE_QUERY + textwrap.dedent(
     """
-    rows = per_query.groupBy("k").agg({"ndcg": "avg"}).collect()
-    print("MEANS " + json.dumps({str(row[0]): row[1] for row in rows}))
+    means = ", ".join(f"avg(CASE WHEN i{k} > 0 THEN d{k} / i{k} ELSE 0D END)" for k in ks)
+    row = spark.sql(f"SELECT {means} FROM pairs").collect()[0]
+    print("MEANS " + json.dumps({str(k): v for k, v in zip(ks, row)}))
     """
 )
 BARE_NDCG_OUTPUT = _BARE_QUERY + textwrap.dedent(
     """
     out = tempfile.mkdtemp(prefix="bare-ndcg-")
-    per_query.write.mode("overwrite").parquet(f"{out}/per_query")
+    cutoffs = ", ".join(f"named_struct('k', {k}, 'dcg', d{k}, 'idcg', i{k})" for k in ks)
+    spark.sql(f'''
+      SELECT query_id, c.k, CASE WHEN c.idcg > 0 THEN c.dcg / c.idcg ELSE 0D END ndcg, c.dcg, c.idcg
+      FROM (SELECT query_id, explode(array({cutoffs})) c FROM pairs)''').write.parquet(f"{out}/per_query")
     summary = spark.read.parquet(f"{out}/per_query").groupBy("k").agg({"ndcg": "avg"})
     summary.coalesce(1).write.mode("overwrite").parquet(f"{out}/summary")
     rows = spark.read.parquet(f"{out}/summary").collect()
