@@ -151,9 +151,9 @@ DUCKDB = textwrap.dedent(
 )
 
 # About the least a Spark design computing the job's numbers can do, as one SQL query (parsed and
-# analysed once). Each input shuffled by query_id once, the judgments
-# joined by a shuffled hash join, one sort of the results (trec_eval's order) and one of the
-# judgments (the ideal order), a row per query with its DCGs and ideal DCGs. No checks (nulls,
+# analysed once). Each input shuffled by query_id once, the judgments joined by a shuffled hash
+# join, one sort of the results (trec_eval's order) and one of the judgments (the ideal order), a
+# row per query with its DCGs and ideal DCGs. No checks (nulls,
 # copies, grades). The bare NDCG collects the means from those rows; with output, it writes a row
 # per query and cutoff as Parquet, then the summary from them as one file, as the job's reports (no
 # staging, no atomic publication, no manifest). On the generated data (no copies, every retrieved
@@ -201,7 +201,7 @@ BARE_NDCG_OUTPUT = _BARE_QUERY + textwrap.dedent(
       SELECT query_id, c.k, CASE WHEN c.idcg > 0 THEN c.dcg / c.idcg ELSE 0D END ndcg, c.dcg, c.idcg
       FROM (SELECT query_id, explode(array({cutoffs})) c FROM pairs)''').write.parquet(f"{out}/per_query")
     summary = spark.read.parquet(f"{out}/per_query").groupBy("k").agg({"ndcg": "avg"})
-    summary.coalesce(1).write.mode("overwrite").parquet(f"{out}/summary")
+    summary.coalesce(1).write.parquet(f"{out}/summary")
     rows = spark.read.parquet(f"{out}/summary").collect()
     shutil.rmtree(out)
     print("MEANS " + json.dumps({str(row[0]): row[1] for row in rows}))
