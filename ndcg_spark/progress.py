@@ -1,8 +1,7 @@
 """Progress for people and for machines: on a terminal, Spark's console progress bar and one
 readable line per step of the job; elsewhere (a scheduler's log), no progress bar and one JSON
 object per line, the same steps with the same counts. tests/system/test_spark_submit.py runs
-spark-submit both ways: under a pseudo-terminal (`script -qec`), bar and text lines; piped, JSON
-lines only."""
+the job both ways: under a pseudo-terminal (`script -qec`), text lines; piped, JSON lines only."""
 
 from __future__ import annotations
 

@@ -54,8 +54,10 @@ def test_spark_submit_runs_the_job(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_installed_command_runs_in_local_mode_and_on_a_terminal(tmp_path: Path) -> None:
     """`pip install .` puts `ndcg-spark` on the PATH: the job with no spark-submit, in local mode.
-    It runs under a pseudo-terminal (script(1)), as a person at a terminal sees it: Spark's progress
-    bar and readable steps (the JSON lines of a scheduler's log are checked above)."""
+    It runs under a pseudo-terminal (script(1)), as a person at a terminal sees it: readable steps
+    (the JSON lines of a scheduler's log are checked above). Spark's progress bar is not asserted:
+    Spark draws it only for a stage slower than half a second, which a tiny job on a fast machine
+    never has; that a terminal turns it on is checked in tests/unit/test_progress.py."""
     command = Path(sys.executable).parent / "ndcg-spark"
     assert command.exists(), "the ndcg-spark console script is not installed"
     judgments = write(tmp_path / "j.parquet", JUDGMENTS)
@@ -79,5 +81,4 @@ def test_installed_command_runs_in_local_mode_and_on_a_terminal(tmp_path: Path) 
     assert usage.returncode == 2 and "k must be positive integers" in usage.stderr
     if script is None:
         pytest.skip("the terminal part needs script(1) from util-linux")
-    assert "[Stage" in seen  # Spark's console progress bar
     assert "ndcg-spark: summary done in" in seen and '"step"' not in seen
