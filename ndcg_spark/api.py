@@ -1,12 +1,13 @@
 """The Python API: NDCG@k of DataFrames the caller already holds, in the caller's SparkSession.
 
 The same checks and numbers as the job; nothing is written anywhere. The (run, query) rows of
-the one pass are checkpointed in executors' memory (the job stages them as Parquet instead)."""
+the one pass are kept in the executors (ndcg_spark.sessions.ExecutorStore; the job stages them as
+Parquet instead). Classic sessions and Spark Connect alike."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pyspark.sql import DataFrame, SparkSession
 
@@ -45,6 +46,7 @@ from ndcg_spark.report.console import format_report
 from ndcg_spark.report.tables import TABLE_FORMATS, TABLE_MARKDOWN, TableFormat
 from ndcg_spark.report.tables import render as render_table
 from ndcg_spark.scoring.slices import QUERY_METADATA, slice_source
+from ndcg_spark.sessions import ExecutorStore
 from ndcg_spark.spark_conf import PLAN_CONF, session_settings
 
 # What a DataFrame stands for in messages, where the job would name a path.
@@ -53,7 +55,7 @@ _GIVEN = "DataFrame"
 
 @dataclass(frozen=True)
 class Report:
-    """What `evaluate` computed. `per_query` is a plan over the checkpointed rows; `summary`,
+    """What `evaluate` computed. `per_query` is a plan over the stored (run, query) rows; `summary`,
     `comparison` and `slices` hold rows already computed, in the job's output schemas."""
 
     per_query: DataFrame
@@ -61,6 +63,13 @@ class Report:
     comparison: DataFrame | None
     slices: DataFrame | None
     evaluation: Evaluation
+    store: ExecutorStore = field(default_factory=ExecutorStore, repr=False, compare=False)
+
+    def unpersist(self) -> None:
+        """Free the stored (run, query) rows (reading `per_query` after this computes the pass
+        again). On a Spark Connect session they stay cached until this is called or the session
+        ends; on a classic session Spark frees them once the report is garbage-collected."""
+        self.store.release()
 
     def __str__(self) -> str:
         """The tables the job prints."""
@@ -69,10 +78,6 @@ class Report:
     def table(self, table_format: TableFormat = TABLE_MARKDOWN, title: str = "evaluation") -> str:
         """The summary and comparison as Markdown (default) or a LaTeX tabular, to paste."""
         return render_table(self.evaluation, title, choice("table_format", table_format, TABLE_FORMATS))
-
-
-def _checkpoint(pairs: DataFrame) -> DataFrame:
-    return pairs.localCheckpoint(eager=True)
 
 
 def evaluate(
@@ -143,14 +148,20 @@ def evaluate(
             raise ConfigError("slices of several results frames need query_metadata")
         label, frame = (QUERY_METADATA, query_metadata) if query_metadata is not None else (RESULTS, sources[0].frame)
         slice_input = slice_source(label, _GIVEN, frame, options.columns.query_id, options.slices)
-    with session_settings(spark, PLAN_CONF):
-        per_query, evaluation = evaluate_inputs(spark, judged, retrieved, options, _checkpoint, slice_input)
+    store = ExecutorStore()
+    try:
+        with session_settings(spark, PLAN_CONF):
+            per_query, evaluation = evaluate_inputs(spark, judged, retrieved, options, store, slice_input)
+    except BaseException:
+        store.release()  # a refused input leaves nothing cached behind
+        raise
     return Report(
         per_query=per_query,
         summary=summary_frame(spark, per_query, evaluation),
         comparison=evaluation_comparison(spark, evaluation) if options.baseline is not None else None,
         slices=slices_frame(spark, evaluation) if options.slices else None,
         evaluation=evaluation,
+        store=store,
     )
 
 

@@ -22,9 +22,20 @@ class ConfigError(NdcgSparkError):
 
 
 class InputError(NdcgSparkError):
-    """An input failed validation: nothing was written."""
+    """An input failed validation: nothing was written. A refused row check also says which input
+    column it concerns, what its rows are and how many of how many (`column`, `problem`, `bad`,
+    `rows`), so that a caller such as the evaluator can restate it in its own parameters' words."""
 
     exit_code = EXIT_INPUT_REJECTED
+
+    def __init__(
+        self, message: str, *, column: str | None = None, problem: str | None = None, bad: int = 0, rows: int = 0
+    ) -> None:
+        super().__init__(message)
+        self.column = column
+        self.problem = problem
+        self.bad = bad
+        self.rows = rows
 
 
 _TRACEBACK = "Traceback (most recent call last)"

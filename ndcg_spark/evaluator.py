@@ -16,6 +16,8 @@ from pyspark.sql import DataFrame
 
 from ndcg_spark import columns as c
 from ndcg_spark.api import evaluate
+from ndcg_spark.checks.inputs import ARE_NAN
+from ndcg_spark.errors import ConfigError, InputError
 from ndcg_spark.options import GAIN_LINEAR, Gain
 
 DEFAULT_K = 10
@@ -101,15 +103,55 @@ class NdcgEvaluator(Evaluator, HasLabelCol, HasPredictionCol, DefaultParamsReada
     def isLargerBetter(self) -> bool:
         return True
 
+    def _columns(self) -> dict[str, str]:
+        """The evaluator's column parameters and the columns they name, in the order a reader
+        of the dataset would look for them."""
+        return {
+            "queryCol": self.getQueryCol(),
+            "docCol": self.getDocCol(),
+            "labelCol": self.getLabelCol(),
+            "predictionCol": self.getPredictionCol(),
+        }
+
+    def _check_columns(self, dataset: DataFrame) -> None:
+        """Refuse a parameter naming no column of the dataset now, in the parameter's words: later,
+        Spark's own error would name the columns of whatever model made the dataset."""
+        found = dataset.columns
+        missing = [f"{param}={name!r}" for param, name in self._columns().items() if name not in found]
+        if missing:
+            raise ConfigError(
+                f"NdcgEvaluator: {', '.join(missing)} not in the dataset (found: {', '.join(found)});"
+                " set the parameter to one of these columns"
+            )
+
+    def _restated(self, error: InputError) -> InputError:
+        """A refused row check in the evaluator's words: the parameter that names the column and,
+        for NaN predictions, the usual cause."""
+        param = next((param for param, name in self._columns().items() if name == error.column), None)
+        if param is None:
+            return error
+        message = f"NdcgEvaluator: {param} {error.column!r}: {error.bad} of {error.rows} rows {error.problem}"
+        if param == "predictionCol" and error.problem == ARE_NAN:
+            message += (
+                '; ALS predicts NaN for users and items it did not see in training: set'
+                ' ALS(coldStartStrategy="drop"), or drop those rows before evaluating'
+            )
+        return InputError(message, column=error.column, problem=error.problem, bad=error.bad, rows=error.rows)
+
     def _evaluate(self, dataset: DataFrame) -> float:
-        query, doc = self.getQueryCol(), self.getDocCol()
-        report = evaluate(
-            dataset.select(query, doc, self.getLabelCol()),
-            dataset.select(query, doc, self.getPredictionCol()),
-            ks=(self.getK(),),
-            gain=cast(Gain, self.getGain()),  # checked by evaluate, as the job's --gain
-            uncut=False,
-            columns={"query_id": query, "doc_id": doc, "relevance": self.getLabelCol(), "score": self.getPredictionCol()},
-        )
+        self._check_columns(dataset)
+        query, doc, label, prediction = self._columns().values()
+        try:
+            report = evaluate(
+                dataset.select(query, doc, label),
+                dataset.select(query, doc, prediction),
+                ks=(self.getK(),),
+                gain=cast(Gain, self.getGain()),  # checked by evaluate, as the job's --gain
+                uncut=False,
+                columns={"query_id": query, "doc_id": doc, "relevance": label, "score": prediction},
+            )
+        except InputError as error:
+            raise self._restated(error) from None
         rows: list[Any] = report.evaluation.summary
+        report.unpersist()  # only the mean is wanted: free the stored rows now (Spark Connect)
         return float(rows[0][c.NDCG]) if rows and rows[0][c.NDCG] is not None else 0.0

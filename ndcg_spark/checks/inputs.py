@@ -31,6 +31,9 @@ RESULTS = "results"
 FILE = "_file"
 _FILE_PATH = "_metadata.file_path"
 
+# What a row check says of its rows, where a caller restates a refusal (the evaluator).
+ARE_NAN = "are NaN"
+
 # 2^rel overflows a double past 1023; far beyond any real grading scale.
 MAX_EXPONENTIAL_RELEVANCE = 1000
 
@@ -145,7 +148,7 @@ def _score_checks(name: str) -> list[Check]:
     score = F.col(c.SCORE)
     return [
         Check(name, score.isNull(), "are null"),
-        Check(name, F.isnan(score), "are NaN"),
+        Check(name, F.isnan(score), ARE_NAN),
         Check(name, score.isin(float("inf"), float("-inf")), "are infinite"),
     ]
 
@@ -252,7 +255,7 @@ def _judgments(raw: DataFrame, path: str, options: Options, id_types: IdTypes, l
     )
     if isinstance(relevance_type, _FRACTIONAL_TYPES):
         checks += [
-            Check(names.relevance, F.isnan(relevance), "are NaN"),
+            Check(names.relevance, F.isnan(relevance), ARE_NAN),
             Check(names.relevance, relevance != F.floor(relevance), "are not whole numbers"),
         ]
     elif not isinstance(relevance_type, T.IntegralType):

@@ -115,7 +115,11 @@ def enforce(observed: Observed) -> InputCounts:
             where = _first_file(source, i)
             raise InputError(
                 f"{prefix}: column '{check.column}': {bad} of {rows} rows {check.problem}"
-                + (f" (first in {where})" if where else "")
+                + (f" (first in {where})" if where else ""),
+                column=check.column,
+                problem=check.problem,
+                bad=bad,
+                rows=rows,
             )
     # Unset when Spark pruned the branch that counts copies (the other input was empty).
     extra = int(observed.copies.get[EXTRA_COPIES] or 0)

@@ -11,12 +11,13 @@ from types import ModuleType
 from pyspark.sql import DataFrame, SparkSession
 
 from ndcg_spark import progress
+from ndcg_spark.errors import ConfigError
 from ndcg_spark.evaluation import Evaluation, evaluate
 from ndcg_spark.io.layout import OutputLayout
 from ndcg_spark.io.storage import FileSystem, Staging
 from ndcg_spark.job.config import JobConfig
 from ndcg_spark.job.inputs import read_inputs, read_slices
-from ndcg_spark.job.session import session_conf
+from ndcg_spark.job.session import asks_for_connect, session_conf
 from ndcg_spark.publish import manifest
 from ndcg_spark.publish.atomic import Published, stage_all, stage_file, stage_page
 from ndcg_spark.publish.commit import Commit, commit, recover
@@ -25,6 +26,7 @@ from ndcg_spark.publish.lock import publication_lock
 from ndcg_spark.report import tables
 from ndcg_spark.report.console import format_report, judged_warnings
 from ndcg_spark.report.data import gather
+from ndcg_spark.sessions import is_connect
 from ndcg_spark.spark_conf import post_pass_settings, session_settings
 
 REPORT_TABLE = "report_table"
@@ -32,12 +34,26 @@ REPORT_TABLE = "report_table"
 PAIRS_DIR = "pairs"
 
 
+NEEDS_CLASSIC = (
+    "the job runs on a classic Spark session, not on Spark Connect (spark.api.mode=connect or SPARK_REMOTE):"
+    " it publishes its report atomically through Hadoop's FileSystem on the driver (renames, the lock,"
+    " the commit record), which a Connect client cannot reach; drop --conf spark.api.mode=connect"
+    " (spark-submit's driver is classic by default), or call ndcg_spark.evaluate from a Connect session"
+)
+
+
 def build_session(config: JobConfig, interactive: bool) -> SparkSession:
-    """The job's session; the master comes from spark-submit, or local mode from the command."""
+    """The job's session; the master comes from spark-submit, or local mode from the command.
+    A Spark Connect session is refused before anything is read (NEEDS_CLASSIC says why)."""
+    if asks_for_connect(config):
+        raise ConfigError(NEEDS_CLASSIC)
     builder = SparkSession.builder.appName("ndcg-spark")
     for key, value in session_conf(config, interactive).items():
         builder = builder.config(key, value)
-    return builder.getOrCreate()
+    spark = builder.getOrCreate()
+    if is_connect(spark):
+        raise ConfigError(NEEDS_CLASSIC)
+    return spark
 
 
 def _input_paths(config: JobConfig) -> dict[str, str]:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import os
+
 from ndcg_spark.job.config import JobConfig
 from ndcg_spark.spark_conf import PLAN_CONF
 
@@ -20,3 +23,21 @@ def session_conf(config: JobConfig, interactive: bool = False) -> dict[str, str]
     progress bar is on; in a scheduler's log it would be noise."""
     progress = {"spark.ui.showConsoleProgress": "true" if interactive else "false"}
     return {**BASE_CONF, **progress, **config.spark_conf}
+
+
+API_MODE = "spark.api.mode"
+# How spark-submit hands a Python driver its settings under spark.api.mode=connect: JSON objects
+# in PYSPARK_REMOTE_INIT_CONF_0.._{LEN-1}, instead of the JVM's properties.
+_INIT_CONF = "PYSPARK_REMOTE_INIT_CONF"
+
+
+def asks_for_connect(config: JobConfig) -> bool:
+    """Whether the job is asked to run on Spark Connect: spark.api.mode=connect in the config's
+    [spark], in SPARK_API_MODE, or from spark-submit's --conf; or a Connect server in SPARK_REMOTE.
+    Known before the session is built, so that the job can refuse before Spark starts (pyspark's
+    own builder would fail under spark-submit with a JVM error instead)."""
+    modes = [config.spark_conf.get(API_MODE), os.environ.get("SPARK_API_MODE")]
+    for index in range(int(os.environ.get(f"{_INIT_CONF}_LEN", "0") or 0)):
+        settings = json.loads(os.environ.get(f"{_INIT_CONF}_{index}", "{}") or "{}")
+        modes.append(settings.get(API_MODE) if isinstance(settings, dict) else None)
+    return "SPARK_REMOTE" in os.environ or any(str(mode).strip().lower() == "connect" for mode in modes if mode)

@@ -48,12 +48,13 @@ class SliceSource:
 
 
 def slice_source(label: str, path: str, frame: DataFrame, query_column: str, slices: Sequence[str]) -> SliceSource:
-    """The query id and the slice columns of `frame`; a missing column is refused now, before
-    the main pass."""
+    """The query id and the slice columns of `frame` (under internal names, so that a slice
+    column named like the query id or a report column cannot clash); a missing column is refused
+    now, before the main pass."""
     require_columns(frame, label, path, [query_column, *slices], "slice column(s)")
     selected = frame.select(
         F.col(query_column).cast(T.StringType()).alias(c.QUERY_ID),
-        *[F.col(name).cast(T.StringType()).alias(name) for name in slices],
+        *[F.col(name).cast(T.StringType()).alias(_slice_column(i)) for i, name in enumerate(slices)],
     )
     return SliceSource(label, path, selected)
 
@@ -64,8 +65,8 @@ def query_slices(source: SliceSource, slices: Sequence[str]) -> DataFrame:
     label, path = source.label, source.path
     per_query = source.frame.groupBy(c.QUERY_ID).agg(
         F.count(F.lit(1)).alias(_ROWS),
-        *[F.count_distinct(F.col(name)).alias(f"{_VALUES}_{i}") for i, name in enumerate(slices)],
-        *[F.max(F.col(name)).alias(name) for name in slices],
+        *[F.count_distinct(F.col(_slice_column(i))).alias(f"{_VALUES}_{i}") for i in range(len(slices))],
+        *[F.max(F.col(_slice_column(i))).alias(_slice_column(i)) for i in range(len(slices))],
     )
     checks = [F.sum(F.when(F.col(f"{_VALUES}_{i}") > 1, 1).otherwise(0)) for i in range(len(slices))]
     checks.append(F.sum(F.when(F.col(_ROWS) > 1, 1).otherwise(0)))
@@ -75,12 +76,12 @@ def query_slices(source: SliceSource, slices: Sequence[str]) -> DataFrame:
             raise InputError(f"{label} {path}: column '{name}': {counts[i]} queries have more than one value")
     if label == QUERY_METADATA and counts[len(slices)]:
         raise InputError(f"{label} {path}: {counts[len(slices)]} queries appear on more than one row")
-    return per_query.select(c.QUERY_ID, *[F.col(name).alias(_slice_column(i)) for i, name in enumerate(slices)])
+    return per_query.select(c.QUERY_ID, *[_slice_column(i) for i in range(len(slices))])
 
 
 def _slice_column(index: int) -> str:
-    """Slice values under internal names, so that a slice column named like a report column
-    (k, measure, ...) cannot clash in the join."""
+    """Slice values under internal names, so that a slice column named like the query id or a
+    report column (k, measure, ...) cannot clash."""
     return f"_slice_{index}"
 
 
