@@ -59,7 +59,7 @@ RESULTS = {
 # of one or two tests that still take 20 s to a minute or more (a cluster, six runs of the job,
 # models trained in a CrossValidator), then the files with more tests.
 TIER_ORDER = ("system", "end_to_end", "transforms", "unit")
-LONG_FILES = ("test_lost_worker.py", "test_determinism.py", "test_evaluator.py")
+LONG_FILES = ("test_lost_worker.py", "test_connect.py", "test_determinism.py", "test_evaluator.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -50,6 +50,17 @@ def test_spark_submit_runs_the_job(tmp_path: Path) -> None:
     assert "ndcg-spark: results" in rejected.stdout + rejected.stderr
     assert not (tmp_path / "o2").exists()
 
+    # Spark Connect: refused before anything is read, as a usage error (docs/operations.md).
+    connect = subprocess.run(
+        [str(spark_submit), "--conf", "spark.api.mode=connect", str(ROOT / "jobs" / "evaluate_ndcg.py"),
+         "--judgments", judgments, "--results", results, "--output", str(tmp_path / "o3")],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert connect.returncode == 2, connect.stdout[-3000:] + connect.stderr[-3000:]
+    refusal = [line for line in (connect.stdout + connect.stderr).splitlines() if line.startswith("ndcg-spark:")]
+    assert len(refusal) == 1 and "runs on a classic Spark session, not on Spark Connect" in refusal[0], refusal
+    assert not (tmp_path / "o3").exists()
+
 
 @pytest.mark.slow
 def test_installed_command_runs_in_local_mode_and_on_a_terminal(tmp_path: Path) -> None:

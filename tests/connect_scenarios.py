@@ -1,0 +1,310 @@
+"""The Python API's scenarios that must give the same rows on both kinds of SparkSession.
+
+Each scenario takes a session and a scratch folder and returns plain data (rows as lists, errors
+as their type and message), which JSON carries bit for bit (floats as their shortest round-trip
+text). pyspark picks Spark Connect or classic for a whole process (SPARK_CONNECT_MODE_ENABLED
+switches every function of pyspark.sql.functions), so the Connect side runs in a process of its
+own:
+
+    python -m tests.connect_scenarios OUT.json SCRATCH_DIR
+
+starts a local Connect server from the pyspark package (`SparkSession.builder.remote("local[2]")`,
+no network, no download) and writes every scenario's result; tests/system/test_connect.py runs the
+same functions on the classic test session and compares."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import random
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from ndcg_spark import NdcgSparkError, compare, evaluate, read_qrels, read_run
+from ndcg_spark import columns as c
+from ndcg_spark.checks.inputs import JUDGMENTS, RESULTS, Source, canonical_inputs
+from ndcg_spark.evaluation import main_pass
+from ndcg_spark.options import Options
+from ndcg_spark.sessions import is_connect
+from tests.conftest import rows_frame
+from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
+
+Result = dict[str, Any]
+Scenario = Callable[[SparkSession, Path], Result]
+
+WORKED_EXAMPLE = [3, 2, 3, 0, 1]  # docs d1..d5 ranked in this order; NDCG@5 0.9725
+
+
+def generated(seed: int) -> tuple[list[tuple[str, str, str, float]], list[tuple[str, str, int]]]:
+    """Two runs, 12 queries: scores with many ties, grades -1..3, an all-zero query, lists
+    shorter and longer than every k, unjudged documents, a judged query no run retrieved
+    (the generator of tests/transforms/test_variants.py)."""
+    rng = random.Random(seed)
+    judgments, results = [], []
+    for q in range(12):
+        query = f"q{q}"
+        docs = [f"d{i}" for i in range(rng.randint(1, 14))]
+        for doc in rng.sample(docs, k=max(1, len(docs) * 2 // 3)):
+            judgments.append((query, doc, 0 if q == 3 else rng.choice([-1, 0, 0, 1, 2, 3])))
+        if q == 11:
+            continue
+        for run in ("r1", "r2"):
+            for doc in rng.sample(docs + ["u1", "u2"], k=rng.randint(1, len(docs) + 2)):
+                results.append((run, query, doc, rng.choice([0.1, 0.2, 0.5, 1.0])))
+    return results, judgments
+
+
+def _frames(spark: SparkSession, seed: int) -> tuple[DataFrame, DataFrame]:
+    results, judgments = generated(seed)
+    return (
+        rows_frame(spark, judgments, JUDGMENTS_DDL),
+        rows_frame(spark, [(*row, None) for row in results], RESULTS_DDL),
+    )
+
+
+def _rows(frame: DataFrame | None) -> list[list[Any]]:
+    """Every row as a list, in one fixed order, whatever the partitioning."""
+    if frame is None:
+        return []
+    return sorted(([*row] for row in frame.collect()), key=repr)
+
+
+def _report(report: Any) -> Result:
+    return {
+        "per_query": _rows(report.per_query),
+        "summary": _rows(report.summary),
+        "comparison": _rows(report.comparison),
+        "slices": _rows(report.slices),
+        "schemas": [frame.schema.simpleString() for frame in (report.per_query, report.summary)],
+    }
+
+
+def _refusal(call: Callable[[], object]) -> Result:
+    try:
+        call()
+    except NdcgSparkError as error:
+        return {"error": type(error).__name__, "message": str(error)}
+    return {"error": None}
+
+
+def worked_example(spark: SparkSession, scratch: Path) -> Result:
+    judgments = rows_frame(spark, [("q1", f"d{i}", grade) for i, grade in enumerate(WORKED_EXAMPLE, 1)], JUDGMENTS_DDL)
+    results = rows_frame(spark, [("r", "q1", f"d{i}", 10.0 - i, None) for i in range(1, 6)], RESULTS_DDL)
+    return _report(evaluate(judgments, results, ks=(5,)))
+
+
+# trec_eval's variants, combined: two passes cover -J, -M, -c, custom gains and both gain kinds.
+VARIANTS: list[dict[str, Any]] = [
+    {"gain": "exponential", "gains": {3: 2.0}, "judged_only": True, "max_depth": 6, "complete": True},
+    {"gains": {0: 0.5, 1: 3.0, 2: 1.0, 3: 7.25}, "max_depth": 3},
+]
+
+
+def variants(spark: SparkSession, scratch: Path) -> Result:
+    judgments, results = _frames(spark, seed=11)
+    return {str(i): _report(evaluate(judgments, results, ks=(1, 3, 5, 20), **kw)) for i, kw in enumerate(VARIANTS)}
+
+
+def ties(spark: SparkSession, scratch: Path) -> Result:
+    """Generated data with ties, plain and with --complete, for pytrec_eval and the classic session."""
+    judgments, results = _frames(spark, seed=5)
+    return {
+        "plain": _report(evaluate(judgments, results, ks=(1, 3, 5, 20))),
+        "complete": _report(evaluate(judgments, results, ks=(3,), complete=True)),
+    }
+
+
+def several_inputs(spark: SparkSession, scratch: Path) -> Result:
+    judgments, results = _frames(spark, seed=7)
+    named = {
+        "r1": results.filter(F.col(c.RUN_ID) == "r1").drop(c.RUN_ID),
+        "other": results.filter(F.col(c.RUN_ID) == "r2"),
+    }
+    return _report(evaluate(judgments, named, ks=(3,)))
+
+
+def comparison(spark: SparkSession, scratch: Path) -> Result:
+    """A baseline, slices from query metadata, compare() on the per-query rows, and the tables."""
+    judgments, results = _frames(spark, seed=3)
+    metadata = rows_frame(
+        spark, [(f"q{q}", "short" if q % 3 else "long") for q in range(12)], "query_id string, length string"
+    )
+    report = evaluate(
+        judgments, results, ks=(3, 10), baseline="r1", permutations=200, bootstrap=200,
+        slices=["length"], query_metadata=metadata,
+    )
+    return {
+        **_report(report),
+        "compare": _rows(compare(report.per_query, "r1", permutations=200, bootstrap=200)),
+        "printed": str(report),
+        "markdown": report.table(),
+        "latex": report.table("latex", title="connect"),
+    }
+
+
+def refusals(spark: SparkSession, scratch: Path) -> Result:
+    judgments, results = _frames(spark, seed=3)
+    nan = results.withColumn(c.SCORE, F.when(F.col(c.DOC_ID) == "d1", F.lit(float("nan"))).otherwise(F.col(c.SCORE)))
+    return {
+        "duplicates": _refusal(lambda: evaluate(judgments, results.unionByName(results), ks=(3,))),
+        "nan": _refusal(lambda: evaluate(judgments, nan, ks=(3,))),
+        "column": _refusal(lambda: evaluate(judgments.drop(c.RELEVANCE), results, ks=(3,))),
+        "option": _refusal(lambda: evaluate(judgments, results, ks=(0,))),
+        "baseline": _refusal(lambda: evaluate(judgments, results, ks=(3,), baseline="nope")),
+    }
+
+
+def trec_files(spark: SparkSession, scratch: Path) -> Result:
+    """read_qrels and read_run on trec_eval's text files, then evaluate."""
+    results, judgments = generated(seed=9)
+    qrels, run = scratch / "qrels.txt", scratch / "run.txt"
+    qrels.write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in judgments))
+    run.write_text("".join(f"{q} Q0 {d} {i} {s} {r}\n" for i, (r, q, d, s) in enumerate(results, 1)))
+    judged, retrieved = read_qrels(spark, str(qrels)), read_run(spark, str(run))
+    return {"qrels": _rows(judged), "run": _rows(retrieved), **_report(evaluate(judged, retrieved, ks=(5,)))}
+
+
+def tuning_frame(spark: SparkSession) -> DataFrame:
+    """Candidates of 12 queries: the label is the feature `good` (graded 0-3); `noise` says nothing."""
+    rows = [(f"q{q}", f"d{d}", float((q + d) % 4), float((q + d) % 4), float((q * 7 + d * 5) % 6))
+            for q in range(12) for d in range(6)]
+    return rows_frame(spark, rows, "query_id string, doc_id string, label double, good double, noise double")
+
+
+def evaluator(spark: SparkSession, scratch: Path) -> Result:
+    """NdcgEvaluator alone, and its two refusals in its own words."""
+    from pyspark.ml.recommendation import ALS
+
+    from ndcg_spark import NdcgEvaluator
+
+    frame = tuning_frame(spark)
+    metric = NdcgEvaluator(k=3)
+    scored = frame.withColumn("prediction", F.col("noise"))
+    nan = scored.withColumn("prediction", F.when(F.col("doc_id") == "d1", F.lit(float("nan"))).otherwise(F.col("noise")))
+    ratings = frame.select(
+        F.substring("query_id", 2, 2).cast("int").alias("user"), F.substring("doc_id", 2, 1).cast("int").alias("item"), "label"
+    )
+    # ALS's default coldStartStrategy "nan": a user unseen in training is predicted NaN.
+    als = ALS(userCol="user", itemCol="item", ratingCol="label", rank=2, maxIter=2, seed=1)
+    cold = NdcgEvaluator(k=3, queryCol="user", docCol="item", labelCol="label")
+    return {
+        "alone": metric.evaluate(scored),
+        "nan": _refusal(lambda: metric.evaluate(nan)),
+        "misnamed": _refusal(lambda: metric.copy({metric.labelCol: "rating"}).evaluate(scored)),
+        "cold_start_nan": _refusal(lambda: cold.evaluate(als.fit(ratings.filter(F.col("user") > 0)).transform(ratings))),
+    }
+
+
+def tuning(spark: SparkSession, scratch: Path) -> Result:
+    """NdcgEvaluator in CrossValidator and TrainValidationSplit, choosing between a model of the
+    telling feature (NDCG@3 exactly 1 on every fold) and one of noise."""
+    from pyspark.ml import Pipeline
+    from pyspark.ml.feature import VectorAssembler
+    from pyspark.ml.regression import LinearRegression
+    from pyspark.ml.tuning import CrossValidator, ParamGridBuilder, TrainValidationSplit
+
+    from ndcg_spark import NdcgEvaluator
+
+    frame = tuning_frame(spark)
+    regression = LinearRegression(maxIter=5)
+    pipeline = Pipeline(
+        stages=[
+            VectorAssembler(inputCols=["good"], outputCol="by_good"),
+            VectorAssembler(inputCols=["noise"], outputCol="by_noise"),
+            regression,
+        ]
+    )
+    grid = ParamGridBuilder().addGrid(regression.featuresCol, ["by_noise", "by_good"]).build()
+    metric = NdcgEvaluator(k=3)
+    cross = CrossValidator(estimator=pipeline, estimatorParamMaps=grid, evaluator=metric, numFolds=2, seed=7).fit(frame)
+    split = TrainValidationSplit(estimator=pipeline, estimatorParamMaps=grid, evaluator=metric, seed=7).fit(frame)
+    return {
+        "cross_validator": [float(value) for value in cross.avgMetrics],
+        "cross_validator_best": cross.bestModel.stages[-1].getFeaturesCol(),
+        "train_validation_split": [float(value) for value in split.validationMetrics],
+        "train_validation_split_best": split.bestModel.stages[-1].getFeaturesCol(),
+    }
+
+
+_EXPLAINED = "== Physical Plan =="
+_EXCHANGE = re.compile(r"^[\s:|+-]*(\*\(\d+\) )?Exchange hashpartitioning", re.MULTILINE)
+_REUSED = re.compile(r"^[\s:|+-]*ReusedExchange", re.MULTILINE)
+_SORT = re.compile(r"^[\s:|+-]*(\*\(\d+\) )?Sort \[", re.MULTILINE)
+
+
+def plan(spark: SparkSession, scratch: Path) -> Result:
+    """The main pass's physical plan over Parquet inputs, as planned up front (AQE off): how many
+    shuffles, reused shuffles, broadcasts and sorts (as tests/transforms/test_plan.py counts them)."""
+    judgments, results = scratch / "plan_judgments.parquet", scratch / "plan_results.parquet"
+    pq.write_table(pa.table({"query_id": ["1", "2"], "doc_id": ["1", "2"], "relevance": [1, 0]}), judgments)
+    pq.write_table(pa.table({"run_id": ["r", "r"], "query_id": ["1", "2"], "doc_id": ["1", "2"], "score": [1.0, 2.0]}), results)
+    adaptive = spark.conf.get("spark.sql.adaptive.enabled")
+    spark.conf.set("spark.sql.adaptive.enabled", "false")
+    try:
+        options = Options(ks=(5, 10)).validated()
+        judged, retrieved = canonical_inputs(
+            Source(spark.read.parquet(str(judgments)), JUDGMENTS),
+            [Source(spark.read.parquet(str(results)), RESULTS)],
+            options,
+            located=True,
+        )
+        pairs = main_pass(judged, retrieved, ks=options.ks).pairs
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            pairs.explain()
+    finally:
+        spark.conf.set("spark.sql.adaptive.enabled", adaptive)
+    physical = printed.getvalue().split(_EXPLAINED, 1)[-1]
+    patterns = {"exchanges": _EXCHANGE, "reused": _REUSED, "sorts": _SORT}
+    counted = {name: len(pattern.findall(physical)) for name, pattern in patterns.items()}
+    return {**counted, "broadcasts": physical.count("Broadcast")}
+
+
+SCENARIOS: dict[str, Scenario] = {
+    "worked_example": worked_example,
+    "variants": variants,
+    "ties": ties,
+    "several_inputs": several_inputs,
+    "comparison": comparison,
+    "refusals": refusals,
+    "trec_files": trec_files,
+    "evaluator": evaluator,
+    "plan": plan,
+}
+# Run on Connect only, and checked against exact expectations: the classic session's tuning is
+# tests/transforms/test_evaluator.py's.
+CONNECT_ONLY: dict[str, Scenario] = {"tuning": tuning}
+
+
+def run_all(spark: SparkSession, scratch: Path, scenarios: dict[str, Scenario]) -> dict[str, Result]:
+    return {name: scenario(spark, scratch) for name, scenario in scenarios.items()}
+
+
+def main(out: str, scratch: str) -> int:
+    spark = (
+        SparkSession.builder.remote("local[2]")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.ansi.enabled", "true")
+        .getOrCreate()
+    )
+    try:
+        assert is_connect(spark), type(spark)
+        results = run_all(spark, Path(scratch), {**SCENARIOS, **CONNECT_ONLY})
+    finally:
+        spark.stop()  # a Connect session left open keeps the local server's JVM alive
+    Path(out).write_text(json.dumps(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(*sys.argv[1:3]))

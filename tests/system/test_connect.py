@@ -1,0 +1,160 @@
+"""The Python API on Spark Connect: the same rows and numbers as on the classic session, to the
+bit, and pytrec_eval's, with the checks, the comparison, the tables and the evaluator.
+
+The Connect side runs tests/connect_scenarios.py in a process of its own, which starts a local
+Connect server from the pyspark package (pyspark picks Connect or classic for a whole process);
+this process runs the same scenarios on the classic test session meanwhile."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import pytrec_eval
+from pyspark.sql import SparkSession
+
+from ndcg_spark import columns as c
+from tests import connect_scenarios, oracle
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.slow
+
+_PER_QUERY = [c.RUN_ID, c.QUERY_ID, c.MEASURE, c.K, c.NDCG]
+
+
+@pytest.fixture(scope="module")
+def both(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict, dict]]:
+    """(classic, connect): every scenario's result on each kind of session, both through JSON."""
+    connect_dir, classic_dir = tmp_path_factory.mktemp("connect"), tmp_path_factory.mktemp("classic")
+    out = connect_dir / "results.json"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYSPARK_PYTHON": sys.executable}
+    # Started first: the server's JVM starts while this process computes the classic side.
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.connect_scenarios", str(out), str(connect_dir)],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    try:
+        classic = json.loads(json.dumps(connect_scenarios.run_all(spark, classic_dir, connect_scenarios.SCENARIOS)))
+        printed, _ = process.communicate(timeout=900)
+    finally:
+        process.kill()
+    assert process.returncode == 0, printed[-5000:]
+    yield classic, json.loads(out.read_text())
+
+
+def _per_query(report: dict[str, Any]) -> dict[tuple, float]:
+    """(run, query, k) -> ndcg, from a scenario's per_query rows (k None: the uncut ndcg)."""
+    index = {name: i for i, name in enumerate(_PER_QUERY)}
+    return {(row[index[c.RUN_ID]], row[index[c.QUERY_ID]], row[index[c.K]]): row[index[c.NDCG]] for row in report["per_query"]}
+
+
+@pytest.mark.parametrize("scenario", list(connect_scenarios.SCENARIOS))
+def test_connect_gives_the_classic_sessions_rows_to_the_bit(both: tuple[dict, dict], scenario: str) -> None:
+    classic, connect = both
+    # JSON text: floats as their shortest round-trip text, so equal text is equal bits.
+    assert json.dumps(connect[scenario], sort_keys=True) == json.dumps(classic[scenario], sort_keys=True)
+
+
+def test_the_worked_example(both: tuple[dict, dict]) -> None:
+    _, connect = both
+    grades = connect_scenarios.WORKED_EXAMPLE
+    want = oracle.dcg(grades, 5) / oracle.dcg(sorted(grades, reverse=True), 5)
+    assert round(want, 4) == 0.9725
+    assert _per_query(connect["worked_example"])[("r", "q1", 5)] == pytest.approx(want, abs=1e-12)
+
+
+def test_generated_data_with_ties_equals_pytrec_eval(both: tuple[dict, dict]) -> None:
+    _, connect = both
+    results, judgments = connect_scenarios.generated(seed=5)
+    ks = [1, 3, 5, 20]
+    qrels: dict[str, dict[str, int]] = {}
+    for query, doc, grade in judgments:
+        qrels.setdefault(query, {})[doc] = grade
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {f"ndcg_cut.{','.join(map(str, ks))}", "ndcg"})
+    got = _per_query(connect["ties"]["plain"])
+    compared = 0
+    for run in ("r1", "r2"):
+        ranked: dict[str, dict[str, float]] = {}
+        for run_id, query, doc, score in results:
+            if run_id == run:
+                ranked.setdefault(query, {})[doc] = score
+        for query, values in evaluator.evaluate(ranked).items():
+            for k in [*ks, None]:
+                want = values["ndcg" if k is None else f"ndcg_cut_{k}"]
+                assert got[(run, query, k)] == pytest.approx(want, abs=1e-9), (run, query, k)
+                compared += 1
+    assert compared == len(got) > 0
+    # --complete: every judged query for every run, a query the run lacks scored 0
+    complete = _per_query(connect["ties"]["complete"])
+    want = oracle.ndcg(results, judgments, [3], complete=True)
+    assert {key: value for key, value in complete.items() if key[2] == 3} == pytest.approx(
+        {key: value for key, value in want.items() if key[2] == 3}, abs=1e-9
+    )
+
+
+def test_variants_equal_the_oracle(both: tuple[dict, dict]) -> None:
+    _, connect = both
+    results, judgments = connect_scenarios.generated(seed=11)
+    for i, options in enumerate(connect_scenarios.VARIANTS):
+        want = oracle.ndcg(
+            results, judgments, [1, 3, 5, 20], options.get("gain", "linear"), complete=options.get("complete", False),
+            table=options.get("gains"), judged_only=options.get("judged_only", False), max_depth=options.get("max_depth"),
+        )
+        assert _per_query(connect["variants"][str(i)]) == pytest.approx(want, abs=1e-9), options
+
+
+def test_refusals_are_the_classic_ones(both: tuple[dict, dict]) -> None:
+    _, connect = both
+    refused = connect["refusals"]
+    assert refused["duplicates"]["error"] == "InputError" and "retrieved more than once" in refused["duplicates"]["message"]
+    assert refused["nan"]["error"] == "InputError" and "rows are NaN" in refused["nan"]["message"]
+    assert refused["column"]["error"] == "InputError" and "missing column(s) 'relevance'" in refused["column"]["message"]
+    assert refused["option"]["error"] == "ConfigError"
+    assert refused["baseline"]["error"] == "ConfigError"
+
+
+def test_comparison_and_tables(both: tuple[dict, dict]) -> None:
+    _, connect = both
+    compared = connect["comparison"]
+    assert len(compared["comparison"]) == 3 == len(compared["compare"])  # r2 against r1 at 3, 10 and uncut
+    assert compared["slices"] and "| r1 (baseline) |" in compared["markdown"] and "\\begin{tabular}" in compared["latex"]
+    assert compared["printed"].splitlines()[0].split()[:2] == ["run", "ndcg@3"]
+
+
+def test_the_evaluators_refusals_name_its_parameters_and_the_fix(both: tuple[dict, dict]) -> None:
+    _, connect = both
+    refused = connect["evaluator"]
+    for case in ("nan", "misnamed", "cold_start_nan"):
+        assert "\n" not in refused[case]["message"], refused[case]
+    assert refused["misnamed"] == {
+        "error": "ConfigError",
+        "message": "NdcgEvaluator: labelCol='rating' not in the dataset (found: query_id, doc_id, label, good, noise,"
+        " prediction); set the parameter to one of these columns",
+    }
+    assert refused["nan"]["message"].startswith("NdcgEvaluator: predictionCol 'prediction': 12 of 72 rows are NaN;")
+    cold = refused["cold_start_nan"]
+    assert cold["error"] == "InputError" and cold["message"].startswith("NdcgEvaluator: predictionCol 'prediction': ")
+    assert 'coldStartStrategy="drop"' in cold["message"]
+
+
+def test_tuning_picks_the_telling_feature(both: tuple[dict, dict]) -> None:
+    _, connect = both
+    tuned = connect["tuning"]
+    # The label is the feature `good`: its model ranks every fold perfectly, NDCG@3 exactly 1.
+    for name in ("cross_validator", "train_validation_split"):
+        noise, good = tuned[name]
+        assert good == 1.0 and noise < 0.95, tuned
+        assert tuned[f"{name}_best"] == "by_good"
+
+
+def test_the_connect_plan_shuffles_each_input_once(both: tuple[dict, dict]) -> None:
+    """As tests/transforms/test_plan.py checks the classic plan: two exchanges (one per input,
+    the ideal side reusing the judgments'), no broadcast, four sorts; the same counts as classic
+    (the rows test above)."""
+    _, connect = both
+    assert connect["plan"] == {"exchanges": 2, "reused": 1, "sorts": 4, "broadcasts": 0}
