@@ -35,6 +35,7 @@ from ndcg_spark.checks.inputs import JUDGMENTS, RESULTS, Source, canonical_input
 from ndcg_spark.evaluation import main_pass
 from ndcg_spark.options import Options
 from ndcg_spark.sessions import is_connect
+from ndcg_spark.spark_conf import ADAPTIVE, PLAN_CONF, session_settings
 from tests.conftest import rows_frame
 from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
 
@@ -242,14 +243,13 @@ _SORT = re.compile(r"^[\s:|+-]*(\*\(\d+\) )?Sort \[", re.MULTILINE)
 
 
 def plan(spark: SparkSession, scratch: Path) -> Result:
-    """The main pass's physical plan over Parquet inputs, as planned up front (AQE off): how many
+    """The main pass's physical plan over Parquet inputs, with the settings evaluate() sets, as
+    planned up front (AQE off): how many
     shuffles, reused shuffles, broadcasts and sorts (as tests/transforms/test_plan.py counts them)."""
     judgments, results = scratch / "plan_judgments.parquet", scratch / "plan_results.parquet"
     pq.write_table(pa.table({"query_id": ["1", "2"], "doc_id": ["1", "2"], "relevance": [1, 0]}), judgments)
     pq.write_table(pa.table({"run_id": ["r", "r"], "query_id": ["1", "2"], "doc_id": ["1", "2"], "score": [1.0, 2.0]}), results)
-    adaptive = spark.conf.get("spark.sql.adaptive.enabled")
-    spark.conf.set("spark.sql.adaptive.enabled", "false")
-    try:
+    with session_settings(spark, {**PLAN_CONF, ADAPTIVE: "false"}):
         options = Options(ks=(5, 10)).validated()
         judged, retrieved = canonical_inputs(
             Source(spark.read.parquet(str(judgments)), JUDGMENTS),
@@ -261,8 +261,6 @@ def plan(spark: SparkSession, scratch: Path) -> Result:
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed):
             pairs.explain()
-    finally:
-        spark.conf.set("spark.sql.adaptive.enabled", adaptive)
     physical = printed.getvalue().split(_EXPLAINED, 1)[-1]
     patterns = {"exchanges": _EXCHANGE, "reused": _REUSED, "sorts": _SORT}
     counted = {name: len(pattern.findall(physical)) for name, pattern in patterns.items()}

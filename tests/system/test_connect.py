@@ -61,11 +61,14 @@ def test_connect_gives_the_classic_sessions_rows_to_the_bit(both: tuple[dict, di
 
 
 def test_the_worked_example(both: tuple[dict, dict]) -> None:
+    """[3, 2, 3, 0, 1]: DCG@5 6.149, IDCG@5 6.323, NDCG@5 their ratio (0.97236)."""
     _, connect = both
     grades = connect_scenarios.WORKED_EXAMPLE
     want = oracle.dcg(grades, 5) / oracle.dcg(sorted(grades, reverse=True), 5)
-    assert round(want, 4) == 0.9725
-    assert _per_query(connect["worked_example"])[("r", "q1", 5)] == pytest.approx(want, abs=1e-12)
+    index = {name: i for i, name in enumerate([*_PER_QUERY, c.DCG, c.IDCG])}
+    row = next(row for row in connect["worked_example"]["per_query"] if row[index[c.K]] == 5)
+    assert (round(row[index[c.DCG]], 3), round(row[index[c.IDCG]], 3)) == (6.149, 6.323)
+    assert row[index[c.NDCG]] == pytest.approx(want, abs=1e-12)
 
 
 def test_generated_data_with_ties_equals_pytrec_eval(both: tuple[dict, dict]) -> None:
@@ -145,10 +148,12 @@ def test_the_evaluators_refusals_name_its_parameters_and_the_fix(both: tuple[dic
 def test_tuning_picks_the_telling_feature(both: tuple[dict, dict]) -> None:
     _, connect = both
     tuned = connect["tuning"]
-    # The label is the feature `good`: its model ranks every fold perfectly, NDCG@3 exactly 1.
+    # The label is the feature `good`: its model ranks each query's candidates in the ideal order
+    # (a fold's query whose candidates are all graded 0 scores 0 and counts, so the mean may be
+    # below 1); the model of noise does worse.
     for name in ("cross_validator", "train_validation_split"):
         noise, good = tuned[name]
-        assert good == 1.0 and noise < 0.95, tuned
+        assert good > noise + 0.03, tuned
         assert tuned[f"{name}_best"] == "by_good"
 
 
