@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import random
 import re
 import sys
 from collections.abc import Callable
@@ -37,31 +36,13 @@ from ndcg_spark.options import Options
 from ndcg_spark.sessions import is_connect
 from ndcg_spark.spark_conf import ADAPTIVE, PLAN_CONF, session_settings
 from tests.conftest import rows_frame
+from tests.references import generated
 from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
 
 Result = dict[str, Any]
 Scenario = Callable[[SparkSession, Path], Result]
 
 WORKED_EXAMPLE = [3, 2, 3, 0, 1]  # docs d1..d5 ranked in this order; NDCG@5 0.9725
-
-
-def generated(seed: int) -> tuple[list[tuple[str, str, str, float]], list[tuple[str, str, int]]]:
-    """Two runs, 12 queries: scores with many ties, grades -1..3, an all-zero query, lists
-    shorter and longer than every k, unjudged documents, a judged query no run retrieved
-    (the generator of tests/transforms/test_variants.py)."""
-    rng = random.Random(seed)
-    judgments, results = [], []
-    for q in range(12):
-        query = f"q{q}"
-        docs = [f"d{i}" for i in range(rng.randint(1, 14))]
-        for doc in rng.sample(docs, k=max(1, len(docs) * 2 // 3)):
-            judgments.append((query, doc, 0 if q == 3 else rng.choice([-1, 0, 0, 1, 2, 3])))
-        if q == 11:
-            continue
-        for run in ("r1", "r2"):
-            for doc in rng.sample(docs + ["u1", "u2"], k=rng.randint(1, len(docs) + 2)):
-                results.append((run, query, doc, rng.choice([0.1, 0.2, 0.5, 1.0])))
-    return results, judgments
 
 
 def _frames(spark: SparkSession, seed: int) -> tuple[DataFrame, DataFrame]:

@@ -1,0 +1,52 @@
+"""Generated evaluations with every hard case, and pytrec_eval's NDCG of them: the references the
+transforms and Connect tiers check against."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+import pytrec_eval
+
+Results = list[tuple[str, str, str, float]]  # (run, query, doc, score)
+Judgments = list[tuple[str, str, int]]  # (query, doc, grade)
+
+
+def generated(seed: int) -> tuple[Results, Judgments]:
+    """Two runs, 12 queries: scores with many ties, grades -1..3, an all-zero query, lists
+    shorter and longer than every k, unjudged documents, a judged query no run retrieved."""
+    rng = random.Random(seed)
+    judgments, results = [], []
+    for q in range(12):
+        query = f"q{q}"
+        docs = [f"d{i}" for i in range(rng.randint(1, 14))]
+        for doc in rng.sample(docs, k=max(1, len(docs) * 2 // 3)):
+            judgments.append((query, doc, 0 if q == 3 else rng.choice([-1, 0, 0, 1, 2, 3])))
+        if q == 11:
+            continue
+        for run in ("r1", "r2"):
+            for doc in rng.sample(docs + ["u1", "u2"], k=rng.randint(1, len(docs) + 2)):
+                results.append((run, query, doc, rng.choice([0.1, 0.2, 0.5, 1.0])))
+    return results, judgments
+
+
+def pytrec_ndcg(
+    results: Results, judgments: Judgments, ks: Sequence[int], judged_only: bool = False
+) -> dict[tuple[str, str, int | None], float]:
+    """(run, query, k) -> pytrec_eval's ndcg_cut_k (k None: ndcg), for the queries it scores: those
+    both judged and retrieved. pytrec_eval breaks score ties by doc_id descending, as trec_eval."""
+    qrels: dict[str, dict[str, int]] = {}
+    for query, doc, grade in judgments:
+        qrels.setdefault(query, {})[doc] = grade
+    measures = {f"ndcg_cut.{','.join(map(str, ks))}", "ndcg"}
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, measures, judged_docs_only_flag=judged_only)
+    values: dict[tuple[str, str, int | None], float] = {}
+    for run in sorted({row[0] for row in results}):
+        ranked: dict[str, dict[str, float]] = {}
+        for run_id, query, doc, score in results:
+            if run_id == run:
+                ranked.setdefault(query, {})[doc] = score
+        for query, measured in evaluator.evaluate(ranked).items():
+            for k in [*ks, None]:
+                values[(run, query, k)] = measured["ndcg" if k is None else f"ndcg_cut_{k}"]
+    return values
