@@ -28,7 +28,7 @@ class ExecutorStore:
 
     Classic: a local checkpoint, which Spark frees once the frame is garbage-collected. Spark
     Connect: a checkpoint there reports no Observations (pyspark's client does not pass them to
-    its checkpoint command), and a checkpointed frame still alive when Python exits hangs the
+    its checkpoint command), and a checkpointed frame still alive when Python exits stalls the
     process (pyspark 4.3 releases it by an RPC from a finalizer). So the frame is persisted and
     computed by a write to the noop sink, a command that reports Observations: still one job
     over the data. It stays cached until `release`, or until the session ends."""
