@@ -32,6 +32,11 @@ publish, from its step log), the longest Spark job of the main pass, and the tim
 --java-options="..." adds driver JVM options to every Spark tool alike (the floors included), to
 see how a JVM setting moves them all, e.g. -XX:TieredStopAtLevel=1 (the C1 compiler only).
 
+--peers api,api_connect times the Python API (ndcg_spark.evaluate, nothing published) on a classic
+local session and on a local Spark Connect server, in a plain Python process each: what the library
+costs on each kind of session. Their means must equal the job's. Their peak RSS is the Python
+process's alone: the JVM it starts is not its child as spark-submit's is, and is not counted.
+
 --skew F also generates a dataset of the same number of result rows in which one query holds the
 fraction F of them, and runs the job (and DuckDB) on it as well: "job_skewed" against "job".
 """
@@ -268,12 +273,42 @@ RANX = _READ_DICTS + textwrap.dedent(
     """
 )
 
-PEERS = {"duckdb": (DUCKDB, "duckdb"), "pytrec_eval": (PYTREC, "pytrec_eval"), "ranx": (RANX, "ranx")}
+# The Python API (ndcg_spark.evaluate) on the same Parquet inputs, in a plain Python process: on a
+# classic local session ("api") and on Spark Connect ("api_connect": a local Connect server from the
+# pyspark package, the client in this process; needs the connect extra). The same checks and
+# numbers as the job, nothing published: the pass's rows are kept in the executors (a checkpoint
+# on classic, a cache filled by a noop write on Connect).
+_API = textwrap.dedent(
+    """
+    import json, os, sys
+    from pyspark.sql import SparkSession
+    from ndcg_spark import evaluate
+    judgments, results, ks = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+    builder = (SparkSession.builder.config("spark.driver.memory", os.environ["BENCH_DRIVER_MEMORY"])
+               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false"))
+    spark = (builder.remote("local[2]") if CONNECT else builder.master("local[2]")).getOrCreate()
+    report = evaluate(spark.read.parquet(judgments), spark.read.parquet(results), ks=tuple(ks), uncut=False)
+    print("MEANS " + json.dumps({str(row["k"]): row["ndcg"] for row in report.evaluation.summary}))
+    report.unpersist()
+    spark.stop()
+    """
+)
+
+PEERS = {
+    "duckdb": (DUCKDB, "duckdb"),
+    "pytrec_eval": (PYTREC, "pytrec_eval"),
+    "ranx": (RANX, "ranx"),
+    "api": ("CONNECT = False" + _API, "ndcg_spark"),
+    "api_connect": ("CONNECT = True" + _API, "grpc"),
+}
+# The API tools run only when named in --peers: they time this project, not a peer.
+DEFAULT_PEERS = ("duckdb", "pytrec_eval", "ranx")
 # Run with spark-submit, like the job.
 SPARK_PEERS = {"bare_ndcg": BARE_NDCG, "bare_ndcg_output": BARE_NDCG_OUTPUT, "spark_ranking_metrics": SPARK_RANKING_METRICS}
 # Same semantics as the job (trec_eval's tie order included): a disagreement is a bug somewhere.
 # ranx breaks score ties its own way, so it may differ on data with ties; it is then left out.
-STRICT = {"job_skewed", "job_from", "bare_ndcg", "bare_ndcg_output", "duckdb", "duckdb_skewed", "pytrec_eval"}
+STRICT = {"job_skewed", "job_from", "bare_ndcg", "bare_ndcg_output", "duckdb", "duckdb_skewed", "pytrec_eval", "api",
+          "api_connect"}
 # Other semantics by design: timed all the same, with how far their means are from the job's.
 BY_DESIGN = {"spark_ranking_metrics"}
 
@@ -394,7 +429,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--skew", type=float, default=0.0, help="also run the job on a skewed dataset")
     parser.add_argument("--driver-memory", default="4g")
-    parser.add_argument("--peers", default=",".join([*PEERS, *SPARK_PEERS]), help="peers to run when installed")
+    parser.add_argument("--peers", default=",".join([*DEFAULT_PEERS, *SPARK_PEERS]), help="peers to run when installed")
     parser.add_argument("--data", default=str(ROOT / "bench-data"))
     parser.add_argument("--out", default=str(ROOT / "bench-results"))
     parser.add_argument("--job-from", help="another checkout whose job to time beside this one's (job_from)")
@@ -409,7 +444,8 @@ def main() -> None:
     skewed = dataset(Path(args.data), args, args.skew) if args.skew else None
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable,
+           "BENCH_DRIVER_MEMORY": args.driver_memory}
     spark_submit = [str(Path(sys.executable).parent / "spark-submit"), "--master", "local[2]",
                     "--driver-memory", args.driver_memory, "--conf", "spark.ui.enabled=false",
                     "--driver-java-options",
