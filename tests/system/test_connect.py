@@ -31,19 +31,21 @@ _PER_QUERY = [c.RUN_ID, c.QUERY_ID, c.MEASURE, c.K, c.NDCG]
 def both(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict, dict]]:
     """(classic, connect): every scenario's result on each kind of session, both through JSON."""
     connect_dir, classic_dir = tmp_path_factory.mktemp("connect"), tmp_path_factory.mktemp("classic")
-    out = connect_dir / "results.json"
+    out, log = connect_dir / "results.json", connect_dir / "connect.log"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYSPARK_PYTHON": sys.executable}
-    # Started first: the server's JVM starts while this process computes the classic side.
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tests.connect_scenarios", str(out), str(connect_dir)],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
-    try:
-        classic = json.loads(json.dumps(connect_scenarios.run_all(spark, classic_dir, connect_scenarios.SCENARIOS)))
-        printed, _ = process.communicate(timeout=900)
-    finally:
-        process.kill()
-    assert process.returncode == 0, printed[-5000:]
+    # Started first, so that it runs while this process computes the classic side; its output goes
+    # to a file (a pipe nobody reads until then would fill and stall it).
+    with log.open("w") as printed:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "tests.connect_scenarios", str(out), str(connect_dir)],
+            cwd=ROOT, env=env, stdout=printed, stderr=subprocess.STDOUT,
+        )
+        try:
+            classic = json.loads(json.dumps(connect_scenarios.run_all(spark, classic_dir, connect_scenarios.SCENARIOS)))
+            process.wait(timeout=1800)  # a bound against a hung server only
+        finally:
+            process.kill()
+    assert process.returncode == 0, log.read_text(errors="replace")[-5000:]
     yield classic, json.loads(out.read_text())
 
 
