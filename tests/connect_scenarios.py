@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -36,13 +35,14 @@ from ndcg_spark.options import Options
 from ndcg_spark.sessions import is_connect
 from ndcg_spark.spark_conf import ADAPTIVE, PLAN_CONF, session_settings
 from tests.conftest import rows_frame
+from tests.plans import counts
 from tests.references import generated
 from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
 
 Result = dict[str, Any]
 Scenario = Callable[[SparkSession, Path], Result]
 
-WORKED_EXAMPLE = [3, 2, 3, 0, 1]  # docs d1..d5 ranked in this order; NDCG@5 0.9725
+WORKED_EXAMPLE = [3, 2, 3, 0, 1]  # grades of docs d1..d5, ranked in this order: DCG@5 6.149, IDCG@5 6.323
 
 
 def _frames(spark: SparkSession, seed: int) -> tuple[DataFrame, DataFrame]:
@@ -185,7 +185,7 @@ def evaluator(spark: SparkSession, scratch: Path) -> Result:
 
 def tuning(spark: SparkSession, scratch: Path) -> Result:
     """NdcgEvaluator in CrossValidator and TrainValidationSplit, choosing between a model of the
-    telling feature (NDCG@3 exactly 1 on every fold) and one of noise."""
+    telling feature (the ideal order of every query's candidates) and one of noise."""
     from pyspark.ml import Pipeline
     from pyspark.ml.feature import VectorAssembler
     from pyspark.ml.regression import LinearRegression
@@ -215,15 +215,12 @@ def tuning(spark: SparkSession, scratch: Path) -> Result:
 
 
 _EXPLAINED = "== Physical Plan =="
-_EXCHANGE = re.compile(r"^[\s:|+-]*(\*\(\d+\) )?Exchange hashpartitioning", re.MULTILINE)
-_REUSED = re.compile(r"^[\s:|+-]*ReusedExchange", re.MULTILINE)
-_SORT = re.compile(r"^[\s:|+-]*(\*\(\d+\) )?Sort \[", re.MULTILINE)
 
 
 def plan(spark: SparkSession, scratch: Path) -> Result:
     """The main pass's physical plan over Parquet inputs, with the settings evaluate() sets, as
-    planned up front (AQE off): how many
-    shuffles, reused shuffles, broadcasts and sorts (as tests/transforms/test_plan.py counts them)."""
+    planned up front (AQE off): its shuffles, reused shuffles, broadcasts and sorts, counted as
+    tests/transforms/test_plan.py counts them."""
     judgments, results = scratch / "plan_judgments.parquet", scratch / "plan_results.parquet"
     pq.write_table(pa.table({"query_id": ["1", "2"], "doc_id": ["1", "2"], "relevance": [1, 0]}), judgments)
     pq.write_table(pa.table({"run_id": ["r", "r"], "query_id": ["1", "2"], "doc_id": ["1", "2"], "score": [1.0, 2.0]}), results)
@@ -239,10 +236,7 @@ def plan(spark: SparkSession, scratch: Path) -> Result:
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed):
             pairs.explain()
-    physical = printed.getvalue().split(_EXPLAINED, 1)[-1]
-    patterns = {"exchanges": _EXCHANGE, "reused": _REUSED, "sorts": _SORT}
-    counted = {name: len(pattern.findall(physical)) for name, pattern in patterns.items()}
-    return {**counted, "broadcasts": physical.count("Broadcast")}
+    return counts(printed.getvalue().split(_EXPLAINED, 1)[-1])
 
 
 SCENARIOS: dict[str, Scenario] = {

@@ -18,13 +18,15 @@ import pytest
 from pyspark.sql import SparkSession
 
 from ndcg_spark import columns as c
+from ndcg_spark.scoring.metrics import PER_QUERY_COLUMNS
 from tests import connect_scenarios, oracle
 from tests.conftest import ROOT
 from tests.references import generated, pytrec_ndcg
 
 pytestmark = pytest.mark.slow
 
-_PER_QUERY = [c.RUN_ID, c.QUERY_ID, c.MEASURE, c.K, c.NDCG]
+# Where each column sits in a per_query row.
+_INDEX = {name: i for i, name in enumerate(PER_QUERY_COLUMNS)}
 
 
 @pytest.fixture(scope="module")
@@ -51,8 +53,8 @@ def both(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Itera
 
 def _per_query(report: dict[str, Any]) -> dict[tuple, float]:
     """(run, query, k) -> ndcg, from a scenario's per_query rows (k None: the uncut ndcg)."""
-    index = {name: i for i, name in enumerate(_PER_QUERY)}
-    return {(row[index[c.RUN_ID]], row[index[c.QUERY_ID]], row[index[c.K]]): row[index[c.NDCG]] for row in report["per_query"]}
+    key = [_INDEX[name] for name in (c.RUN_ID, c.QUERY_ID, c.K)]
+    return {tuple(row[i] for i in key): row[_INDEX[c.NDCG]] for row in report["per_query"]}
 
 
 @pytest.mark.parametrize("scenario", list(connect_scenarios.SCENARIOS))
@@ -67,10 +69,9 @@ def test_the_worked_example(both: tuple[dict, dict]) -> None:
     _, connect = both
     grades = connect_scenarios.WORKED_EXAMPLE
     want = oracle.dcg(grades, 5) / oracle.dcg(sorted(grades, reverse=True), 5)
-    index = {name: i for i, name in enumerate([*_PER_QUERY, c.DCG, c.IDCG])}
-    row = next(row for row in connect["worked_example"]["per_query"] if row[index[c.K]] == 5)
-    assert (round(row[index[c.DCG]], 3), round(row[index[c.IDCG]], 3)) == (6.149, 6.323)
-    assert row[index[c.NDCG]] == pytest.approx(want, abs=1e-12)
+    row = next(row for row in connect["worked_example"]["per_query"] if row[_INDEX[c.K]] == 5)
+    assert (round(row[_INDEX[c.DCG]], 3), round(row[_INDEX[c.IDCG]], 3)) == (6.149, 6.323)
+    assert row[_INDEX[c.NDCG]] == pytest.approx(want, abs=1e-12)
 
 
 def test_generated_data_with_ties_equals_pytrec_eval(both: tuple[dict, dict]) -> None:
@@ -144,4 +145,4 @@ def test_the_connect_plan_shuffles_each_input_once(both: tuple[dict, dict]) -> N
     the ideal side reusing the judgments'), no broadcast, four sorts; the same counts as classic
     (the rows test above)."""
     _, connect = both
-    assert connect["plan"] == {"exchanges": 2, "reused": 1, "sorts": 4, "broadcasts": 0}
+    assert connect["plan"] == {"exchanges": 2, "reused": 1, "broadcasts": 0, "sorts": 4}

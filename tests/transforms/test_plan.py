@@ -16,12 +16,8 @@ from ndcg_spark.evaluation import main_pass
 from ndcg_spark.job.config import build_config
 from ndcg_spark.job.inputs import read_inputs
 from ndcg_spark.scoring.metrics import ndcg_per_query
+from tests.plans import BROADCAST, EXCHANGE, REUSED, SORT
 from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
-
-_EXCHANGE = re.compile(r"^[\s:|+-]*(\*\(\d+\) )?Exchange hashpartitioning", re.MULTILINE)
-_REUSED = re.compile(r"^[\s:|+-]*ReusedExchange", re.MULTILINE)
-_BROADCAST = re.compile(r"Broadcast", re.MULTILINE)
-_SORT = re.compile(r"^[\s:|+-]*(\*\(\d+\) )?Sort \[", re.MULTILINE)
 
 
 @pytest.fixture()
@@ -41,9 +37,9 @@ def _plan(frame) -> str:
 
 def _assert_one_shuffle_per_input(plan: str) -> None:
     # results once, judgments once; the ideal DCG reuses the judgments' exchange
-    assert len(_EXCHANGE.findall(plan)) == 2, plan
-    assert len(_REUSED.findall(plan)) == 1, plan
-    assert not _BROADCAST.search(plan), plan
+    assert len(EXCHANGE.findall(plan)) == 2, plan
+    assert len(REUSED.findall(plan)) == 1, plan
+    assert not BROADCAST.search(plan), plan
 
 
 @pytest.mark.parametrize("order_by", ["score", "rank"])
@@ -70,7 +66,7 @@ def test_main_pass_shuffles_each_input_once(
     # ranking (both of its windows share it), the judgments' copies window (also the join's
     # order) and their ideal order. The ideal side reads the judgments' exchange before the
     # copies window, so the judgments are not sorted for copies twice.
-    sorts = _SORT.findall(plan)
+    sorts = SORT.findall(plan)
     assert len(sorts) == 4, plan
     assert re.search(r"Sort \[query_id#\d+L? ASC NULLS FIRST, run_id#\d+ ASC NULLS FIRST, " + ranked_by, plan), plan
 
@@ -104,4 +100,4 @@ def test_variants_and_several_inputs_add_no_sort_and_no_shuffle(
     ).pairs
     plan = _plan(pairs)
     _assert_one_shuffle_per_input(plan)
-    assert len(_SORT.findall(plan)) == 4, plan
+    assert len(SORT.findall(plan)) == 4, plan
