@@ -22,6 +22,7 @@ from ndcg_spark.publish import manifest
 from ndcg_spark.publish.atomic import Published, stage_all, stage_file, stage_page
 from ndcg_spark.publish.commit import Commit, commit, recover
 from ndcg_spark.publish.datasets import report_datasets
+from ndcg_spark.publish.events import reached
 from ndcg_spark.publish.lock import publication_lock
 from ndcg_spark.report import tables
 from ndcg_spark.report.console import format_report, judged_warnings
@@ -155,6 +156,7 @@ def _publish(
             stage_file(staging, REPORT_TABLE, table, layout.table(tables.EXTENSIONS[config.report_format]))
         )
         published = [move.published for move in moves]
+        reached("staged")
         record = manifest.build(
             spark,
             layout,

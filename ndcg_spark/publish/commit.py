@@ -17,6 +17,7 @@ from typing import Any
 from ndcg_spark.io.layout import OutputLayout
 from ndcg_spark.io.storage import FileSystem
 from ndcg_spark.publish.atomic import Move, place
+from ndcg_spark.publish.events import reached
 
 log = logging.getLogger("ndcg_spark")
 
@@ -42,15 +43,19 @@ class Commit:
 def commit(fs: FileSystem, layout: OutputLayout, publication: Commit) -> None:
     """Record, move, write the manifest, forget. Call with the output's lock held."""
     fs.write_text(layout.commit, publication.to_json())
+    reached("recorded")
     _apply(fs, publication)
     fs.delete(layout.commit)
+    reached("committed")
 
 
 def _apply(fs: FileSystem, publication: Commit) -> None:
     for move in publication.moves:
         place(fs, move)
+        reached("moved", move.name)
     fs.mkdirs(publication.manifest_path.rsplit("/", 1)[0])
     fs.write_text(publication.manifest_path, publication.manifest)
+    reached("manifest")
 
 
 def recover(fs: FileSystem, layout: OutputLayout) -> Commit | None:

@@ -14,12 +14,13 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 
 from ndcg_spark.errors import NdcgSparkError
 from ndcg_spark.io.storage import FileSystem
+from ndcg_spark.publish.events import reached
 
 log = logging.getLogger("ndcg_spark")
 
@@ -29,6 +30,22 @@ _POLL_SECONDS = 0.5
 # A lock file that does not parse was cut short by a kill while being written (a few bytes, so a
 # live writer finishes within milliseconds): stale once this old.
 _UNREADABLE_STALE_SECONDS = 60
+
+
+@dataclass(frozen=True)
+class Clock:
+    """Time as the lock reads it: the system's, or a test's that moves only when told (a lock
+    stale after 60 s or a 600 s wait, checked without waiting)."""
+
+    wall: Callable[[], float] = time.time
+    monotonic: Callable[[], float] = time.monotonic
+    sleep: Callable[[float], None] = time.sleep
+
+    def now(self) -> dt.datetime:
+        return dt.datetime.fromtimestamp(self.wall(), dt.timezone.utc)
+
+
+SYSTEM_CLOCK = Clock()
 
 
 class LockTimeout(NdcgSparkError):
@@ -46,16 +63,16 @@ class Holder:
     eval_date: str | None
 
     @staticmethod
-    def me(eval_date: str | None) -> Holder:
-        now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    def me(eval_date: str | None, clock: Clock = SYSTEM_CLOCK) -> Holder:
+        now = clock.now().isoformat(timespec="seconds")
         return Holder(uuid.uuid4().hex, socket.gethostname(), os.getpid(), now, eval_date)
 
     def describe(self) -> str:
         date = f" for {self.eval_date}" if self.eval_date else ""
         return f"{self.host} pid {self.pid} since {self.since}{date}"
 
-    def age_seconds(self) -> float:
-        return (dt.datetime.now(dt.timezone.utc) - dt.datetime.fromisoformat(self.since)).total_seconds()
+    def age_seconds(self, clock: Clock = SYSTEM_CLOCK) -> float:
+        return (clock.now() - dt.datetime.fromisoformat(self.since)).total_seconds()
 
     def dead(self) -> bool:
         """Known dead: it ran on this host and its process is gone."""
@@ -86,10 +103,11 @@ def publication_lock(
     eval_date: str | None,
     timeout_seconds: float = DEFAULT_LOCK_TIMEOUT_SECONDS,
     stale_seconds: float = DEFAULT_LOCK_STALE_SECONDS,
+    clock: Clock = SYSTEM_CLOCK,
 ) -> Iterator[Holder]:
     """Hold the lock at `path` for the block; released (if still ours) whatever happens."""
-    me = Holder.me(eval_date)
-    _acquire(fs, path, me, timeout_seconds, stale_seconds)
+    me = Holder.me(eval_date, clock)
+    _acquire(fs, path, me, timeout_seconds, stale_seconds, clock)
     try:
         yield me
     finally:
@@ -97,30 +115,38 @@ def publication_lock(
             fs.delete(path)
 
 
-def _acquire(fs: FileSystem, path: str, me: Holder, timeout_seconds: float, stale_seconds: float) -> None:
-    deadline = time.monotonic() + timeout_seconds
+def _acquire(
+    fs: FileSystem, path: str, me: Holder, timeout_seconds: float, stale_seconds: float, clock: Clock
+) -> None:
+    deadline = clock.monotonic() + timeout_seconds
     text = json.dumps(asdict(me))
+    waiting = False
     while True:
         if fs.create_exclusive(path, text):
+            reached("locked")
             return
         found = fs.read_text(path)
         holder = _holder(found)
-        if found is not None and _is_stale(fs, path, holder, stale_seconds):
+        if found is not None and _is_stale(fs, path, holder, stale_seconds, clock):
             _take_over(fs, path, found, holder)
             continue
-        if time.monotonic() >= deadline:
-            who = holder.describe() if holder else "an unreadable lock"
+        who = holder.describe() if holder else "an unreadable lock"
+        if not waiting:
+            waiting = True
+            log.info("waiting for the publication lock %s held by %s (up to %g s)", path, who, timeout_seconds)
+            reached("waiting", who)
+        if clock.monotonic() >= deadline:
             raise LockTimeout(
                 f"output is being published by {who} ({path}); waited {timeout_seconds:g} s: nothing published"
             )
-        time.sleep(_POLL_SECONDS)
+        clock.sleep(_POLL_SECONDS)
 
 
-def _is_stale(fs: FileSystem, path: str, holder: Holder | None, stale_seconds: float) -> bool:
+def _is_stale(fs: FileSystem, path: str, holder: Holder | None, stale_seconds: float, clock: Clock) -> bool:
     if holder is None:
         modified = fs.modified_ms(path)
-        return modified is not None and time.time() - modified / 1000 > _UNREADABLE_STALE_SECONDS
-    return holder.dead() or holder.age_seconds() > stale_seconds
+        return modified is not None and clock.wall() - modified / 1000 > _UNREADABLE_STALE_SECONDS
+    return holder.dead() or holder.age_seconds(clock) > stale_seconds
 
 
 def _take_over(fs: FileSystem, path: str, found: str, holder: Holder | None) -> None:
@@ -137,6 +163,10 @@ def _take_over(fs: FileSystem, path: str, found: str, holder: Holder | None) -> 
         log.warning("took over the publication lock %s held by %s: %s", path, who, why)
         fs.delete(aside)
         return
-    if moved is not None and not fs.create_exclusive(path, moved):
-        log.warning("publication lock %s changed hands while taking over a stale one", path)
+    if moved is not None:
+        back = fs.create_exclusive(path, moved)
+        log.warning(
+            "publication lock %s changed hands while taking over a stale one: %s", path,
+            "put back for its new holder" if back else "a third run has taken it since",
+        )
     fs.delete(aside)

@@ -1,7 +1,8 @@
 """A lost machine changes no number: the job runs on a Spark standalone cluster on 127.0.0.1 (a
 master and two one-core workers from the pip-installed pyspark), one worker is killed with its
-executor while the main pass runs, and the report must equal a clean local run exactly. The
-cluster is always torn down."""
+executor from inside the main pass (a task of its second stage kills its own worker: see
+tests/fault_injection.py), and the report must equal a clean local run exactly. The cluster is
+always torn down."""
 
 from __future__ import annotations
 
@@ -23,9 +24,11 @@ import pyspark
 import pytest
 
 from ndcg_spark.errors import EXIT_OK
-from ndcg_spark.io.storage import STAGING_DIR
 from ndcg_spark.job.cli import main
 from tests.conftest import ROOT, job_env, parquet_rows
+from tests.fault_injection import LOSE_WORKER
+
+HARNESS = ROOT / "tests" / "fault_injection.py"
 
 SPARK_CLASS = Path(pyspark.__file__).parent / "bin" / "spark-class"
 DATE = "2026-12-01"
@@ -87,9 +90,9 @@ def cluster(tmp_path: Path) -> Iterator[tuple[str, list[subprocess.Popen]]]:
 
 
 def _inputs(folder: Path) -> tuple[str, str]:
-    """10k queries x 50 results in 8 files, so the main pass runs for a while on two cores."""
+    """1,000 queries x 20 results in 4 files: both executors hold shuffle files when one is lost."""
     rng = random.Random(5)
-    queries, depth, judged, parts = 10_000, 50, 20, 8
+    queries, depth, judged, parts = 1_000, 20, 10, 4
     for name in ("judgments", "results"):
         (folder / name).mkdir(parents=True)
     for part in range(parts):
@@ -112,23 +115,15 @@ def test_killing_a_worker_changes_no_number(tmp_path: Path, cluster) -> None:
     flags = ["--judgments", judgments, "--results", results, "--eval-date", DATE, "--k", "5,10", "--no-html-report"]
     assert main([*flags, "--output", str(tmp_path / "local")]) == EXIT_OK
 
-    output = tmp_path / "cluster"
+    output, mark = tmp_path / "cluster", tmp_path / "worker-lost"
     submit = Path(sys.executable).parent / "spark-submit"
-    job = subprocess.Popen(
+    job = subprocess.run(
         [str(submit), "--master", master, "--total-executor-cores", "2", "--executor-memory", "512m",
-         "--conf", "spark.ui.enabled=false", str(ROOT / "jobs" / "evaluate_ndcg.py"), *flags,
-         "--output", str(output)],
-        env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
-    try:
-        deadline = time.time() + WAIT_SECONDS
-        while not (output / STAGING_DIR).exists():  # the main pass has started writing
-            assert job.poll() is None and time.time() < deadline, "the job ended before the kill"
-            time.sleep(0.2)
-        _stop(processes[1])  # worker 0 and its executor, with the shuffle files it held
-        log, _ = job.communicate(timeout=600)
-    finally:
-        _stop(job)
-    assert job.returncode == EXIT_OK, log[-4000:]
-    assert "Lost executor" in log, "the worker died after the job, not during it"
+         "--conf", "spark.ui.enabled=false", str(HARNESS), f"{LOSE_WORKER}{mark}", *flags, "--output", str(output)],
+        env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=900)
+    assert job.returncode == EXIT_OK, job.stdout[-4000:]
+    assert mark.read_text().startswith("stage "), "no task of the main pass killed its worker"
+    assert sum(process.poll() is not None for process in processes[1:]) == 1  # one worker gone, one left
+    assert "Lost executor" in job.stdout, job.stdout[-4000:]
     for name in ("per_query", "summary"):
         assert parquet_rows(output / name / f"eval_date={DATE}") == parquet_rows(tmp_path / "local" / name / f"eval_date={DATE}")

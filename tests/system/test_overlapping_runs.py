@@ -1,67 +1,52 @@
-"""Overlapping runs and interrupted publications: a date always ends up holding one run's whole
-report (every dataset, and that run's manifest)."""
+"""Two runs of one date that overlap publish one after the other: the second waits for the lock
+the first holds, then publishes, and the date holds its whole report.
+
+The overlap is made, not hoped for (tests/at_point.py): the first run is held inside its
+publication, with the lock, until the second has found the lock taken."""
 
 from __future__ import annotations
 
-import json
 import subprocess
-import sys
 from pathlib import Path
 
-import pyarrow.parquet as pq
 import pytest
 
 from ndcg_spark.errors import EXIT_OK
-from ndcg_spark.io.layout import COMMIT_FILE
-from tests.conftest import JUDGMENTS, RESULTS, ROOT, job_env, write
-
-DATE = "2026-12-01"
-JOB = str(ROOT / "jobs" / "evaluate_ndcg.py")
-
-
-def _results(tmp_path: Path, name: str) -> str:
-    """RESULTS with every run renamed after the input, so each dataset tells which run wrote it."""
-    runs = [f"{name}-{run}" for run in RESULTS["run_id"]]
-    return write(tmp_path / name / "part-0.parquet", {**RESULTS, "run_id": runs})
-
-
-def _command(script: str, judgments: str, results: str, output: Path, *extra: str) -> list[str]:
-    return [sys.executable, script, "--judgments", judgments, "--results", results, "--output", str(output),
-            "--eval-date", DATE, "--k", "1,2", "--no-html-report", *extra]
-
-
-def _env() -> dict[str, str]:
-    return job_env(pythonpath=True)
-
-
-def _whole_report_of(output: Path) -> str:
-    """The one input whose runs fill every dataset of the date, and whose manifest is there."""
-    writers = set()
-    for name in ("per_query", "summary", "comparison"):
-        folder = output / name / f"eval_date={DATE}"
-        if folder.exists():
-            writers |= {run.split("-")[0] for run in pq.read_table(folder).column("run_id").to_pylist()}
-    assert len(writers) == 1, f"datasets of {DATE} come from {sorted(writers)}"
-    (writer,) = writers
-    manifest = json.loads((output / "_manifests" / f"{DATE}.json").read_text())
-    assert manifest["config"]["results"].endswith(f"/{writer}/part-0.parquet"), manifest["config"]["results"]
-    assert [run["run_id"].split("-")[0] for run in manifest["counts"]["runs"]] == [writer, writer]
-    assert not (output / COMMIT_FILE).exists()
-    return writer
+from tests.conftest import JUDGMENTS, job_env, write
+from tests.publication import at_point, job_arguments, named_results, whole_report_of
 
 
 @pytest.mark.slow
-def test_two_runs_of_one_date_started_together(tmp_path: Path) -> None:
+def test_a_second_run_waits_for_the_first_ones_publication_then_publishes(tmp_path: Path) -> None:
     judgments = write(tmp_path / "j" / "part-0.parquet", JUDGMENTS)
-    inputs = {name: _results(tmp_path, name) for name in ("first", "second")}
     output = tmp_path / "out"
-    # Started together: either may publish last, and the date must hold that one's whole report.
-    jobs = [
-        subprocess.Popen(_command(JOB, judgments, results, output, "--baseline", f"{name}-r1"), env=_env(),
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        for name, results in inputs.items()
+    first_marks, second_marks = tmp_path / "marks-first", tmp_path / "marks-second"
+    first_locked, second_waiting = first_marks / "02-locked", second_marks / "02-waiting"
+    actions = {
+        # holds the lock until the second run has seen it taken
+        "first": [f"wait@locked@{second_waiting}"],
+        # reaches for the lock only once the first holds it
+        "second": [f"wait@staged@{first_locked}"],
+    }
+    marks = {"first": first_marks, "second": second_marks}
+    jobs = {
+        name: subprocess.Popen(
+            at_point(marks[name], actions[name],
+                     job_arguments(judgments, named_results(tmp_path, name), output, "--baseline", f"{name}-r1")),
+            env=job_env(pythonpath=True), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        for name in ("first", "second")
+    }
+    logs = {name: job.communicate(timeout=600)[1] for name, job in jobs.items()}
+    for name, job in jobs.items():
+        assert job.returncode == EXIT_OK, logs[name][-3000:]
+    assert [path.name for path in sorted(first_marks.iterdir())] == [
+        "01-staged", "02-locked", "03-recorded", "04-moved-per_query", "05-moved-summary", "06-moved-comparison",
+        "07-moved-report_table", "08-manifest", "09-committed",
     ]
-    for job in jobs:
-        _, err = job.communicate(timeout=300)
-        assert job.returncode == EXIT_OK, err[-2000:]
-    assert _whole_report_of(output) in {"first", "second"}
+    # the second waited once, for the first run by name, then took the lock it released
+    assert [path.name for path in sorted(second_marks.iterdir())][:3] == ["01-staged", "02-waiting", "03-locked"]
+    first_pid = jobs["first"].pid
+    assert f" pid {first_pid} since " in second_waiting.read_text() and second_waiting.read_text().endswith(" for 2026-12-01")
+    assert f"waiting for the publication lock {output}/_publishing.lock held by " in logs["second"]
+    assert "took over" not in logs["second"]
+    assert whole_report_of(output) == "second"

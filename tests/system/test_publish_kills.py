@@ -1,46 +1,128 @@
-"""Kills during publication (the job in its own process group, Python and JVM): a reader sees the
-previous report or the new one, complete, never a mix of datasets within one file."""
+"""A run killed at any step of its publication: readers see one run's whole report, or the commit
+record says a publication is half done and `--repair` or the next run on the output finishes it.
+
+The kills are placed by the publication's own points (tests/at_point.py), never by a clock. One
+run copies its output at every point, as a kill there would leave it once its process is gone; a
+second run is really killed at the first move, and leaves what that copy holds."""
 
 from __future__ import annotations
 
-import os
-import signal
+import re
+import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from ndcg_spark.errors import EXIT_OK
-from tests.conftest import ROOT, job_env, parquet_rows, run_job
+from ndcg_spark.io.layout import COMMIT_FILE, LOCK_FILE
+from ndcg_spark.io.storage import STAGING_DIR
+from ndcg_spark.job.cli import main
+from tests.conftest import JUDGMENTS, job_env, write
+from tests.publication import DATE, at_point, job_arguments, named_results, whole_report_of, writers
+
+pytestmark = pytest.mark.slow
+
+# Every point of a publication, in order (no baseline: per_query, summary, then the table), with
+# what a kill there leaves: who wrote each of per_query, summary, the table and the manifest, and
+# whether the commit record is there.
+OLD, NEW = ("old",) * 4, ("new",) * 4
+AFTER_KILL = {
+    "staged": (OLD, False),
+    "locked": (OLD, False),
+    "recorded": (OLD, True),
+    "moved-per_query": (("new", "old", "old", "old"), True),
+    "moved-summary": (("new", "new", "old", "old"), True),
+    "moved-report_table": (("new", "new", "new", "old"), True),  # the last move, before the manifest
+    "manifest": (NEW, True),
+    "committed": (NEW, False),
+}
+# A run's staging token, and the UUID in the name of a part file Spark writes.
+_TOKEN = re.compile(r"[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
-@pytest.mark.slow
-def test_killed_runs_never_show_half_a_report(inputs, tmp_path: Path) -> None:
-    """SIGKILL the job (its whole process group: Python and the JVM) at several points of a rerun:
-    after each kill, the date's report is the previous one or the new one, complete, as pyarrow
-    reads it."""
-    output = tmp_path / "out"
-    date = ["--eval-date", "2026-12-01"]
-    assert run_job(*inputs, output, *date, "--k", "1") == EXIT_OK
-    old = {name: parquet_rows(output / name / "eval_date=2026-12-01") for name in ("per_query", "summary")}
-    command = [sys.executable, str(ROOT / "jobs" / "evaluate_ndcg.py"), "--judgments", inputs[0],
-               "--results", inputs[1], "--output", str(output), *date, "--k", "2"]
-    env = job_env(pythonpath=True)
-    seen = set()
-    for delay in (3.0, 8.0, 13.0, 18.0):  # before Spark starts, while it evaluates, around publishing
-        job = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               start_new_session=True)
-        try:
-            job.wait(timeout=delay)
-        except subprocess.TimeoutExpired:
-            os.killpg(job.pid, signal.SIGKILL)
-            job.wait()
-        for name, previous in old.items():
-            now = parquet_rows(output / name / "eval_date=2026-12-01")
-            ks = {row[3] for row in now} if name == "per_query" else {row[2] for row in now}
-            assert ks in ({1, None}, {2, None}), (name, delay, ks)
-            assert now == previous or ks == {2, None}
-            seen.add((name, tuple(sorted(k for k in ks if k is not None))))
-    # The first kills land before the job (about 10 s to start Spark) publishes.
-    assert ("per_query", (1,)) in seen, seen
+@pytest.fixture(scope="module")
+def killed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Path], Path, list[str]]:
+    """(the output's place, its state after a kill at each point, the state after a real kill at
+    the first move, the arguments of the other date's run)."""
+    root = tmp_path_factory.mktemp("kills")
+    judgments = write(root / "j" / "part-0.parquet", JUDGMENTS)
+    old, new = named_results(root, "old"), named_results(root, "new")
+    previous = root / "previous"
+    assert main(job_arguments(judgments, old, previous)) == EXIT_OK  # in this process: the report replaced
+    copied, really = root / "copied", root / "really"
+    for output in (copied, really):
+        shutil.copytree(previous, output)
+    runs = {
+        "copies": subprocess.Popen(at_point(root / "marks-copies", ["copy@*"], job_arguments(judgments, new, copied)),
+                                   env=job_env(pythonpath=True), stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.PIPE, text=True, start_new_session=True),
+        "kill": subprocess.Popen(at_point(root / "marks-kill", ["kill@moved=per_query"], job_arguments(judgments, new, really)),
+                                 env=job_env(pythonpath=True), stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE, text=True, start_new_session=True),
+    }
+    errors = {name: run.communicate(timeout=600)[1] for name, run in runs.items()}
+    assert runs["copies"].returncode == EXIT_OK, errors["copies"][-3000:]
+    assert runs["kill"].returncode < 0, errors["kill"][-3000:]  # ended by the signal
+    marks = sorted(path.name for path in (root / "marks-copies").iterdir() if not path.name.endswith(".copy"))
+    assert [name[3:] for name in marks] == list(AFTER_KILL), marks  # every point, in order, no waiting
+    states = {name[3:]: root / "marks-copies" / f"{name}.copy" for name in marks}
+    assert sorted(path.name for path in (root / "marks-kill").iterdir())[-1] == "04-moved-per_query"
+    other_date = job_arguments(judgments, old, copied)
+    other_date[other_date.index(DATE)] = "2026-12-02"
+    return copied, states, really, other_date
+
+
+def _put_back(state: Path, output: Path) -> None:
+    """The state at the output's own place: the record and the lock hold absolute paths."""
+    shutil.rmtree(output, ignore_errors=True)
+    shutil.copytree(state, output, symlinks=True)
+
+
+def _listing(output: Path) -> list[str]:
+    """Every file's path under output, with run tokens and checksum files left out."""
+    return sorted(_TOKEN.sub("T", str(path.relative_to(output))) for path in output.rglob("*")
+                  if path.is_file() and not path.name.endswith(".crc"))
+
+
+def test_a_real_kill_leaves_what_the_copy_at_its_point_holds(killed) -> None:
+    output, states, really, _ = killed
+    assert _listing(really) == _listing(states["moved-per_query"])
+    assert writers(really) == writers(states["moved-per_query"])
+
+
+@pytest.mark.parametrize("point", list(AFTER_KILL))
+def test_a_kill_leaves_a_whole_report_or_one_that_repair_finishes(capsys, killed, point: str) -> None:
+    output, states, _, _ = killed
+    _put_back(states[point], output)
+    left, recorded = AFTER_KILL[point]
+    found = writers(output)
+    assert (found["per_query"], found["summary"], found["table"], found["manifest"]) == left
+    assert (output / COMMIT_FILE).exists() == recorded
+    assert (output / LOCK_FILE).exists() == (point != "staged")  # the dead run's, from locking on
+    capsys.readouterr()
+    assert main(["--output", str(output), "--repair"]) == EXIT_OK
+    printed = capsys.readouterr()
+    if recorded:  # taken over, finished: the new report, whole; the staged files gone
+        assert "took over the publication lock" in printed.err and "its process is gone" in printed.err
+        assert f"repaired {output}: 3 files moved into place" in printed.out
+        assert whole_report_of(output) == "new"
+        assert not (output / LOCK_FILE).exists()
+        assert not (output / STAGING_DIR).exists() or not any((output / STAGING_DIR).iterdir())
+    else:  # a whole report already: nothing to finish, nothing touched
+        assert printed.out.strip() == f"nothing to repair in {output}"
+        assert whole_report_of(output) == ("new" if point == "committed" else "old")
+
+
+@pytest.mark.parametrize("point", ["locked", "moved-per_query"])
+def test_the_next_run_of_another_date_finishes_it_first(capsys, killed, point: str) -> None:
+    output, states, _, other_date = killed
+    _put_back(states[point], output)
+    capsys.readouterr()
+    assert main(other_date) == EXIT_OK
+    printed = capsys.readouterr()
+    assert "took over the publication lock" in printed.err and "its process is gone" in printed.err
+    assert ("finished an interrupted publication" in printed.err) == AFTER_KILL[point][1]
+    assert whole_report_of(output) == ("new" if AFTER_KILL[point][1] else "old")
+    assert (output / "summary" / "eval_date=2026-12-02").exists()
+    assert not (output / LOCK_FILE).exists()

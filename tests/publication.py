@@ -1,0 +1,61 @@
+"""Helpers of the publication tests: inputs whose every run is named after its input file, so that
+each dataset of a date tells which run wrote it."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from ndcg_spark.io.layout import COMMIT_FILE
+from tests.conftest import RESULTS, ROOT, write
+
+DATE = "2026-12-01"
+JOB = str(ROOT / "jobs" / "evaluate_ndcg.py")
+AT_POINT = str(ROOT / "tests" / "at_point.py")
+DATASETS = ("per_query", "summary", "comparison")
+
+
+def named_results(folder: Path, name: str) -> str:
+    """RESULTS with every run renamed `name-run`."""
+    runs = [f"{name}-{run}" for run in RESULTS["run_id"]]
+    return write(folder / name / "part-0.parquet", {**RESULTS, "run_id": runs})
+
+
+def job_arguments(judgments: str, results: str, output: Path, *extra: str) -> list[str]:
+    return ["--judgments", judgments, "--results", results, "--output", str(output), "--eval-date", DATE,
+            "--k", "1,2", "--no-html-report", *extra]
+
+
+def at_point(marks: Path, actions: list[str], arguments: list[str]) -> list[str]:
+    """The command of the job acted on at points of its publication (tests/at_point.py)."""
+    return [sys.executable, AT_POINT, str(marks), *actions, "--", *arguments]
+
+
+def writers(output: Path) -> dict[str, str]:
+    """Which input wrote each dataset of DATE, its markdown table and its manifest."""
+    found = {}
+    for name in DATASETS:
+        folder = output / name / f"eval_date={DATE}"
+        if folder.exists():
+            names = {run.split("-")[0] for run in pq.read_table(folder).column("run_id").to_pylist()}
+            assert len(names) == 1, f"{name} of {DATE} mixes {sorted(names)} within one dataset"
+            found[name] = names.pop()
+    table = set(re.findall(r"\b(\w+)-r[12]\b", (output / "report" / f"{DATE}.md").read_text()))
+    assert len(table) == 1, f"the table of {DATE} names runs of {sorted(table)}"
+    found["table"] = table.pop()
+    manifest = json.loads((output / "_manifests" / f"{DATE}.json").read_text())
+    found["manifest"] = manifest["config"]["results"].rsplit("/", 2)[-2]
+    return found
+
+
+def whole_report_of(output: Path) -> str:
+    """The one input whose runs fill every dataset, the table and the manifest of DATE, with no
+    publication left half done."""
+    found = set(writers(output).values())
+    assert len(found) == 1, writers(output)
+    assert not (output / COMMIT_FILE).exists()
+    return found.pop()
