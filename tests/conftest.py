@@ -100,13 +100,43 @@ def spark() -> Iterator[SparkSession]:
     session.stop()
 
 
+def _default(session: SparkSession, key: str) -> str | None:
+    try:
+        return session.conf.get(key)
+    except Exception:  # noqa: BLE001 - no default: py4j's or Connect's error, whichever session
+        return None
+
+
 @pytest.fixture(autouse=True)
-def _jobs_share_the_test_session(request: pytest.FixtureRequest) -> None:
-    """main() builds its session with getOrCreate: the end-to-end and system tiers start this
-    session first, so that a worker's first main() does not make the job's own (the default 200
-    shuffle partitions, the UI) for every test after it."""
-    if request.node.path.parent.name in ("end_to_end", "system"):
-        request.getfixturevalue("spark")
+def _settings_kept(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Every test that touches the session leaves its settings as it found them: one that does
+    not fails, naming the settings (they are put back, so that the tests after it are not run
+    on them). main() builds its session with getOrCreate: the end-to-end and system tiers start
+    this session first, so that a worker's first main() does not make the job's own (the default
+    200 shuffle partitions, the UI) for every test after it."""
+    if "spark" not in request.fixturenames and request.node.path.parent.name not in ("end_to_end", "system"):
+        yield
+        return
+    session: SparkSession = request.getfixturevalue("spark")
+    before = session.conf.getAll
+    yield
+    after = session.conf.getAll
+    changed = []
+    for key in sorted(before.keys() | after.keys()):
+        # The settings a test can change: not the static ones a job's builder writes as it finds
+        # the session (its app name), which no test reads.
+        if before.get(key) == after.get(key) or not session.conf.isModifiable(key):
+            continue
+        if key in before:
+            session.conf.set(key, before[key])
+            changed.append(key)
+            continue
+        session.conf.unset(key)  # set by the test: a leak unless it is the value Spark gives anyway
+        if _default(session, key) != after[key]:
+            changed.append(key)
+    if changed:
+        shown = ", ".join(f"{key} {before.get(key)} -> {after.get(key)}" for key in changed)
+        pytest.fail(f"left Spark settings changed: {shown}")
 
 
 @pytest.fixture(scope="session")

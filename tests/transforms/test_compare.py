@@ -85,25 +85,32 @@ def test_exact_randomization_equals_scipy_exact_test(spark: SparkSession) -> Non
 
 
 def test_random_randomization_and_bootstrap_agree_with_scipy(spark: SparkSession, values) -> None:
-    """Random draws differ between implementations: the p-value within its Monte Carlo error
-    (4 standard errors at 4000 draws), the interval ends within a tenth of the standard error."""
-    draws = 4000
+    """Random draws differ between implementations. The p-value is 2 (1 + tail) / (1 + draws)
+    exactly, as scipy's is, so a count of draws, at least one; it lies within 4 standard errors
+    of scipy's, both Monte Carlo errors counted, plus the +1 correction's 1 / (1 + draws). The
+    interval ends lie within a tenth of the mean difference's standard error."""
+    draws, reference_draws = 4000, 20000
     rows = run_compare(spark, values, permutations=draws, bootstrap=draws)
     for run in ("better", "same"):
         row = row_for(rows, run, 10)
         a, b = values[run], values["base"]
         expected = stats.permutation_test(
             (a, b), lambda x, y, axis: np.mean(x - y, axis=axis), permutation_type="samples",
-            vectorized=True, n_resamples=20000, random_state=1,
+            vectorized=True, n_resamples=reference_draws, random_state=1,
         ).pvalue
-        error = math.sqrt(max(expected * (1 - expected), 1e-4) / draws)
         assert row.randomization_exact is False and row.permutations == draws
-        assert abs(row.p_value_randomization - expected) < 4 * error + 0.005
-        interval = stats.bootstrap((a - b,), np.mean, method="percentile", n_resamples=20000, random_state=1)
+        tail = row.p_value_randomization * (draws + 1) / 2
+        assert tail == pytest.approx(round(tail), abs=1e-9) and round(tail) >= 1, tail
+        spread = max(expected, 1 / draws) * (1 - expected)
+        error = math.sqrt(spread / draws + spread / reference_draws)
+        assert abs(row.p_value_randomization - expected) <= 4 * error + 1 / (draws + 1), (row.p_value_randomization, expected)
+        interval = stats.bootstrap((a - b,), np.mean, method="percentile", n_resamples=reference_draws, random_state=1)
         se = (a - b).std(ddof=1) / math.sqrt(len(a))
         assert row.ci_low == pytest.approx(interval.confidence_interval.low, abs=0.1 * se)
         assert row.ci_high == pytest.approx(interval.confidence_interval.high, abs=0.1 * se)
         assert row.ci_low < row.mean_difference < row.ci_high
+    # the two runs are told apart: a clear gain, and none
+    assert row_for(rows, "better", 10).p_value_randomization < 0.01 < row_for(rows, "same", 10).p_value_randomization
 
 
 def test_holm_across_runs(spark: SparkSession, values) -> None:

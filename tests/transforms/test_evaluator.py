@@ -10,12 +10,13 @@ import pytest
 from pyspark.ml import Pipeline
 from pyspark.ml.feature import VectorAssembler
 from pyspark.ml.regression import LinearRegression
-from pyspark.ml.tuning import CrossValidator, ParamGridBuilder
+from pyspark.ml.tuning import CrossValidator, ParamGridBuilder, TrainValidationSplit
 from pyspark.sql import SparkSession
 
 from ndcg_spark import ConfigError, NdcgEvaluator
 from tests import oracle
 from tests.conftest import rows_frame
+from tests.connect_scenarios import tuning_frame
 
 
 def test_mean_ndcg_at_k_with_ties_and_an_all_zero_query(spark: SparkSession) -> None:
@@ -40,24 +41,57 @@ def test_mean_ndcg_at_k_with_ties_and_an_all_zero_query(spark: SparkSession) -> 
         NdcgEvaluator(k=5, queryCol="qid", docCol="doc", gain="cubic").evaluate(frame)
 
 
-def test_cross_validator_and_save_load(spark: SparkSession, tmp_path: Path) -> None:
-    rows = [(f"q{q}", f"d{d}", float((q + d) % 3), float(d), float((q * d) % 5)) for q in range(12) for d in range(6)]
-    frame = rows_frame(spark, rows, "query_id string, doc_id string, label double, f1 double, f2 double")
-    assembler = VectorAssembler(inputCols=["f1", "f2"], outputCol="features")
-    regression = LinearRegression(maxIter=5)
-    evaluator = NdcgEvaluator(k=3)
-    grid = ParamGridBuilder().addGrid(regression.regParam, [0.0, 1.0]).build()
-    tuning = CrossValidator(
-        estimator=Pipeline(stages=[assembler, regression]), estimatorParamMaps=grid, evaluator=evaluator,
-        numFolds=2, seed=7,
+def _fold_mean(model, validation) -> float:
+    """The oracle's mean NDCG@3 of a model's predictions on a validation frame (every candidate
+    judged: its label, the grade)."""
+    rows = model.transform(validation).select("query_id", "doc_id", "label", "prediction").collect()
+    per_query = oracle.ndcg(
+        [("run", r.query_id, r.doc_id, r.prediction) for r in rows], [(r.query_id, r.doc_id, int(r.label)) for r in rows],
+        ks=[3],
     )
+    at_3 = [value for (_, _, k), value in per_query.items() if k == 3]
+    return sum(at_3) / len(at_3)
+
+
+def _pipeline() -> tuple[Pipeline, list]:
+    """A regression on one feature, chosen by the grid: `good` (the label itself) or `noise`."""
+    regression = LinearRegression(maxIter=5)
+    pipeline = Pipeline(stages=[
+        VectorAssembler(inputCols=["good"], outputCol="by_good"),
+        VectorAssembler(inputCols=["noise"], outputCol="by_noise"),
+        regression,
+    ])
+    return pipeline, ParamGridBuilder().addGrid(regression.featuresCol, ["by_noise", "by_good"]).build()
+
+
+def test_cross_validator_picks_the_telling_feature_with_the_oracles_fold_values(spark: SparkSession, tmp_path: Path) -> None:
+    frame = tuning_frame(spark)
+    pipeline, grid = _pipeline()
+    evaluator = NdcgEvaluator(k=3)
+    tuning = CrossValidator(estimator=pipeline, estimatorParamMaps=grid, evaluator=evaluator, numFolds=2, seed=7,
+                            collectSubModels=True)
     model = tuning.fit(frame)
-    assert len(model.avgMetrics) == 2 and all(0.0 <= metric <= 1.0 for metric in model.avgMetrics)
+    assert model.bestModel.stages[-1].getFeaturesCol() == "by_good"
+    folds = tuning._kFold(frame)  # the folds fit() drew: the same seed, the same split
+    for j in range(len(grid)):
+        by_fold = [_fold_mean(model.subModels[i][j], validation) for i, (_, validation) in enumerate(folds)]
+        assert model.avgMetrics[j] == pytest.approx(sum(by_fold) / len(folds), abs=1e-12)
+    noise, good = model.avgMetrics
+    assert good > noise + 0.03, model.avgMetrics
 
     evaluator.save(str(tmp_path / "evaluator"))
     loaded = NdcgEvaluator.load(str(tmp_path / "evaluator"))
     assert (loaded.getK(), loaded.getGain(), loaded.getQueryCol()) == (3, "linear", "query_id")
     scored = model.transform(frame)
-    assert loaded.evaluate(scored) == evaluator.evaluate(scored)
+    assert loaded.evaluate(scored) == evaluator.evaluate(scored) == pytest.approx(_fold_mean(model, frame), abs=1e-12)
     tuning.save(str(tmp_path / "tuning"))
     assert isinstance(CrossValidator.load(str(tmp_path / "tuning")).getEvaluator(), NdcgEvaluator)
+
+
+def test_train_validation_split_picks_the_telling_feature(spark: SparkSession) -> None:
+    pipeline, grid = _pipeline()
+    split = TrainValidationSplit(estimator=pipeline, estimatorParamMaps=grid, evaluator=NdcgEvaluator(k=3), seed=7)
+    model = split.fit(tuning_frame(spark))
+    assert model.bestModel.stages[-1].getFeaturesCol() == "by_good"
+    noise, good = model.validationMetrics
+    assert good > noise + 0.03 and 0.0 <= noise, model.validationMetrics

@@ -11,6 +11,7 @@ from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
 from ndcg_spark.scoring.metrics import COUNTS_ROW, RETRIEVED_JUDGED, ndcg_per_query, summarize, summary_and_counts
+from ndcg_spark.spark_conf import session_settings
 from tests import oracle
 from tests.conftest import rows_frame
 from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
@@ -111,8 +112,7 @@ def test_equals_plain_python_oracle(spark: SparkSession, complete: bool, gain_ki
 
 def _report(spark: SparkSession, partitions: int, input_splits: int) -> tuple[list, list]:
     results, judgments = _generated(seed=5)
-    spark.conf.set("spark.sql.shuffle.partitions", str(partitions))
-    try:
+    with session_settings(spark, {"spark.sql.shuffle.partitions": str(partitions)}):
         per_query = ndcg_per_query(
             rows_frame(spark, [(*row, None) for row in results], RESULTS_DDL).repartition(
                 input_splits
@@ -123,8 +123,6 @@ def _report(spark: SparkSession, partitions: int, input_splits: int) -> tuple[li
         )
         rows = sorted(per_query.collect(), key=lambda r: (r[c.RUN_ID], r[c.QUERY_ID], r[c.K] or 0))
         summary = sorted(summarize(per_query).collect(), key=lambda r: (r[c.RUN_ID], r[c.K] or 0))
-    finally:
-        spark.conf.set("spark.sql.shuffle.partitions", "4")
     return rows, summary
 
 
