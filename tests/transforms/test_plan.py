@@ -64,8 +64,9 @@ def test_main_pass_shuffles_each_input_once(
     _assert_one_shuffle_per_input(plan)
     # Four sorts of rows, no more (Spark 4.3; tests/plans.py says 4.0's): the results' copies
     # window (also the merge join's order), the ranking (both of its windows share it), the
-    # judgments' copies window (also the join's order) and their ideal order. The ideal side reads the judgments' exchange before the
-    # copies window, so the judgments are not sorted for copies twice.
+    # judgments' copies window (also the join's order) and their ideal order. The ideal side
+    # reads the judgments' exchange before the copies window, so the judgments are not sorted
+    # for copies twice.
     sorts = SORT.findall(plan)
     assert len(sorts) == MAIN_PASS_SORTS, drift(plan)
     assert re.search(r"Sort \[query_id#\d+L? ASC NULLS FIRST, run_id#\d+ ASC NULLS FIRST, " + ranked_by, plan), drift(plan)
