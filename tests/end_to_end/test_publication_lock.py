@@ -1,19 +1,29 @@
 """The output's publication lock: waited for while held, taken over when its holder is dead or
-too old, and a timeout that names the holder."""
+too old, given back when it changed hands during a takeover, and a timeout that names the holder;
+the sweep of staging folders. The lock's clock is injected: no test waits for a minute to pass."""
 
 from __future__ import annotations
 
 import datetime as dt
 import json
+import logging
 import os
 import socket
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
+import pytest
+from pyspark.sql import SparkSession
+
 from ndcg_spark.errors import EXIT_FAILURE, EXIT_OK
-from ndcg_spark.io.layout import LOCK_FILE
+from ndcg_spark.io.layout import COMMIT_FILE, LOCK_FILE
+from ndcg_spark.io.storage import STAGING_DIR, STALE_STAGING_SECONDS, FileSystem, Staging
 from ndcg_spark.job.cli import main
+from ndcg_spark.publish.events import listening
+from ndcg_spark.publish.lock import Clock, LockTimeout, publication_lock
 from tests.conftest import error_lines, run_job, snapshot
 
 
@@ -68,3 +78,99 @@ def test_repair_of_an_output_with_nothing_to_finish(inputs, tmp_path: Path, caps
     before = snapshot(output)
     assert main(["--output", str(output), "--repair"]) == EXIT_OK
     assert snapshot(output) == before
+
+
+class _Clock:
+    """The lock's clock, moved by its own waiting only: 60 s pass without being waited for."""
+
+    def __init__(self) -> None:
+        self.wall_now, self.monotonic_now = time.time(), 0.0
+
+    def sleep(self, seconds: float) -> None:
+        self.wall_now += seconds
+        self.monotonic_now += seconds
+
+    def clock(self) -> Clock:
+        return Clock(wall=lambda: self.wall_now, monotonic=lambda: self.monotonic_now, sleep=self.sleep)
+
+
+def test_a_held_lock_is_waited_for_and_taken_once_released(spark: SparkSession, tmp_path: Path) -> None:
+    fs, path = FileSystem(spark, str(tmp_path)), str(tmp_path / LOCK_FILE)
+    seen: list[tuple[str, str]] = []
+    second_waits = threading.Event()
+
+    def listener(point: str, detail: str) -> None:
+        seen.append((threading.current_thread().name, point))
+        if point == "waiting":
+            second_waits.set()
+
+    def second() -> None:
+        with publication_lock(fs, path, "2026-12-02", timeout_seconds=600):
+            seen.append(("second", "published"))
+
+    with listening(listener):
+        with publication_lock(fs, path, "2026-12-01") as first:
+            waiter = threading.Thread(target=second, name="second")
+            waiter.start()
+            assert second_waits.wait(timeout=600), "the second never found the lock taken"
+            assert json.loads((tmp_path / LOCK_FILE).read_text())["token"] == first.token
+        waiter.join(timeout=600)
+    assert seen == [("MainThread", "locked"), ("second", "waiting"), ("second", "locked"), ("second", "published")]
+    assert not (tmp_path / LOCK_FILE).exists()
+
+
+def test_an_unreadable_lock_is_taken_over_once_60_seconds_old(spark: SparkSession, tmp_path: Path, caplog) -> None:
+    (tmp_path / LOCK_FILE).write_text('{"token": "t0", "ho')  # cut short by a kill while written
+    fs, fake = FileSystem(spark, str(tmp_path)), _Clock()
+    started = fake.wall_now
+    with caplog.at_level(logging.INFO, logger="ndcg_spark"), publication_lock(
+        fs, str(tmp_path / LOCK_FILE), None, timeout_seconds=600, clock=fake.clock()
+    ) as me:
+        assert json.loads((tmp_path / LOCK_FILE).read_text())["token"] == me.token
+    waited = fake.wall_now - started
+    assert 59 < waited <= 61, waited  # stale once 60 s old (its modification time, to the ms), by its own polls
+    assert "held by an unreadable lock" in caplog.text
+    assert "took over the publication lock" in caplog.text and "held by an unreadable holder" in caplog.text
+
+
+def test_a_lock_that_changes_hands_during_a_takeover_goes_back_to_its_new_holder(
+    spark: SparkSession, tmp_path: Path, caplog
+) -> None:
+    """The dead holder's lock is judged stale; before it is moved aside, a live run takes the
+    lock (as if the dead one had been released and taken in between): what was moved goes back,
+    and this run waits for the live one, then times out naming it."""
+    path = str(tmp_path / LOCK_FILE)
+    dead = _lock(tmp_path, socket.gethostname(), _dead_pid(), dt.datetime.now(dt.timezone.utc))
+    live = {"token": "t1", "host": "elsewhere.example", "pid": 4242, "since": dt.datetime.now(dt.timezone.utc)
+            .isoformat(timespec="seconds"), "eval_date": "2026-12-01"}
+
+    class Racing(FileSystem):
+        def move_to_new(self, source: str, target: str) -> bool:
+            if source == path and "t0" in dead.read_text():
+                dead.write_text(json.dumps(live))  # the live run's lock, where the stale one was
+            return super().move_to_new(source, target)
+
+    fake = _Clock()
+    with caplog.at_level(logging.INFO, logger="ndcg_spark"), pytest.raises(LockTimeout) as refused:
+        with publication_lock(Racing(spark, str(tmp_path)), path, None, timeout_seconds=30, clock=fake.clock()):
+            pytest.fail("took a lock a live run holds")
+    assert "changed hands while taking over a stale one: put back for its new holder" in caplog.text
+    assert "output is being published by elsewhere.example pid 4242" in str(refused.value)
+    assert json.loads(dead.read_text()) == live
+    assert not list(tmp_path.glob("*.stale"))
+
+
+def test_the_sweep_keeps_young_staging_and_what_a_commit_record_needs(spark: SparkSession, tmp_path: Path) -> None:
+    staging = tmp_path / STAGING_DIR
+    old = time.time() - STALE_STAGING_SECONDS - 60
+    for name in ("young", "old", "old-recorded"):
+        (staging / name).mkdir(parents=True)
+        (staging / name / "part-0.parquet").write_text("x")
+    for name in ("old", "old-recorded"):
+        os.utime(staging / name, (old, old))
+    (tmp_path / COMMIT_FILE).write_text(json.dumps({"staging": str(staging / "old-recorded")}))
+    run = Staging(spark, str(tmp_path))
+    kept = sorted(path.name for path in staging.iterdir())
+    assert kept == ["old-recorded", "young"]  # a live run's, and one a dead run's record needs
+    run.discard()
+    assert sorted(path.name for path in staging.iterdir()) == ["old-recorded", "young"]
