@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pyarrow as pa
@@ -136,8 +138,21 @@ def test_bad_k_is_a_usage_error(tmp_path: Path, capsys, inputs, k: str) -> None:
     assert not output.exists()
 
 
-def test_unknown_flag_is_a_usage_error(tmp_path: Path, capsys, inputs) -> None:
+def test_a_bad_value_and_an_unknown_flag_are_usage_errors(tmp_path: Path, capsys, inputs) -> None:
     assert run_job(*inputs, str(tmp_path / "out"), "--gain", "cubic") == EXIT_USAGE
+    assert "cubic" in capsys.readouterr().err
+    assert run_job(*inputs, str(tmp_path / "out"), "--ndcg-cutoff", "5") == EXIT_USAGE
+    assert "--ndcg-cutoff" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_python_dash_m_is_the_command(inputs, tmp_path: Path) -> None:
+    """`python -m ndcg_spark`: the same parser, refusing before Spark starts (no JVM here)."""
+    done = subprocess.run([sys.executable, "-m", "ndcg_spark", "--help"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == EXIT_OK and "--judgments" in done.stdout
+    done = subprocess.run([sys.executable, "-m", "ndcg_spark", "--judgments", inputs[0], "--bogus"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == EXIT_USAGE and "--bogus" in done.stderr
 
 
 def test_report_without_plotly_is_refused_before_spark_reads(monkeypatch, inputs, tmp_path: Path, capsys) -> None:

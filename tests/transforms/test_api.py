@@ -5,14 +5,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
+from scipy import stats
 
 import ndcg_spark
 from ndcg_spark import ConfigError, InputError, compare, evaluate
 from ndcg_spark import columns as c
 from ndcg_spark.spark_conf import ADAPTIVE, PLAN_CONF, SHUFFLE_PARTITIONS
+from tests import oracle
 from tests.conftest import JUDGMENTS, RESULTS, rows_frame
 from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
 
@@ -131,3 +134,43 @@ def test_summary_rows_come_in_sparks_order(spark: SparkSession) -> None:
     spark_order = summary.orderBy(c.RUN_ID, c.MEASURE, F.col(c.K).asc_nulls_last()).collect()
     assert got == [(row[c.RUN_ID], row[c.MEASURE], row[c.K]) for row in spark_order]
     assert [run for run, _, _ in got[::3]] == ["B", "b", "é"]
+
+
+def test_compare_equals_scipy_and_the_oracle(spark: SparkSession) -> None:
+    """compare() on the per-query rows, checked against numbers computed without it: the oracle's
+    per-query NDCG@2, scipy's paired t-test and its exact randomization test (2^2 sign patterns)."""
+    report = evaluate(*_frames(spark), ks=(2,), uncut=False)
+    (row,) = compare(report.per_query, "r1", permutations=40, bootstrap=40, seed=5).collect()
+    results = list(zip(*RESULTS.values(), strict=True))
+    judged = list(zip(*JUDGMENTS.values(), strict=True))
+    truth = oracle.ndcg(results, judged, ks=[2])
+    queries = sorted({q for run, q, k in truth if k == 2 and run == "r1"} & {q for run, q, k in truth if run == "r2"})
+    base = np.array([truth[("r1", q, 2)] for q in queries])
+    run = np.array([truth[("r2", q, 2)] for q in queries])
+    assert (row[c.RUN_ID], row[c.K], row["num_queries"]) == ("r2", 2, len(queries))
+    assert row["ndcg_run"] == pytest.approx(run.mean(), abs=1e-12)
+    assert row["ndcg_baseline"] == pytest.approx(base.mean(), abs=1e-12)
+    assert row["mean_difference"] == pytest.approx((run - base).mean(), abs=1e-12)
+    t = stats.ttest_rel(run, base)
+    assert row["t_statistic"] == pytest.approx(t.statistic, rel=1e-9)
+    assert row["p_value_t"] == pytest.approx(t.pvalue, rel=1e-9)
+    exact = stats.permutation_test(
+        (run, base), lambda x, y, axis: np.mean(x - y, axis=axis), permutation_type="samples",
+        vectorized=True, n_resamples=np.inf,
+    )
+    assert row["randomization_exact"] is True and row["p_value_randomization"] == exact.pvalue
+
+
+def test_report_table_in_markdown_and_latex(spark: SparkSession) -> None:
+    report = evaluate(*_frames(spark), ks=(1, 2), baseline="r1", permutations=40, bootstrap=40)
+    markdown, latex = report.table(), report.table("latex", title="tiny")
+    summary = {(row[c.RUN_ID], row[c.K]): row[c.NDCG] for row in report.summary.collect()}
+    lines = markdown.splitlines()
+    header = next(line for line in lines if line.startswith("| run"))
+    assert "ndcg@1" in header and "ndcg@2" in header
+    for run, label in (("r1", "r1 (baseline)"), ("r2", "r2")):
+        line = next(line for line in lines if line.startswith(f"| {label} |"))
+        assert f"{summary[(run, 2)]:.4f}" in line, (line, summary)
+    assert "\\begin{tabular}" in latex and "tiny" in latex and f"{summary[('r2', 2)]:.4f}" in latex
+    with pytest.raises(ConfigError, match="table_format"):
+        report.table("html")  # type: ignore[arg-type]
