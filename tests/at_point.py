@@ -28,7 +28,7 @@ from ndcg_spark.job.cli import main  # noqa: E402
 from ndcg_spark.publish.events import Point, listening  # noqa: E402
 
 # A bound against a test that never gives its word: the run fails instead of hanging CI.
-WAIT_LIMIT_SECONDS = 600
+WAIT_LIMIT_SECONDS = 1800  # tests/conftest.py HANG_SECONDS
 _GATE_POLL_SECONDS = 0.05
 
 

@@ -24,6 +24,10 @@ from ndcg_spark.job.cli import main
 from ndcg_spark.job.session import BASE_CONF
 
 ROOT = Path(__file__).resolve().parents[1]
+# How long a test waits for a process or an event before calling it hung. A bound, never a
+# measure: no outcome depends on how soon anything happens, so it is far above any run's time,
+# on a machine running a 10M-row benchmark beside the suite too.
+HANG_SECONDS = 1800
 
 # The JVMs the system tests start live for seconds: with the C1 compiler alone and the serial
 # collector, a job on tiny inputs runs about 15% faster (whole-process medians, 25.8 s against

@@ -15,7 +15,7 @@ from pyspark.sql import functions as F
 from ndcg_spark import columns as c
 from ndcg_spark.errors import EXIT_INPUT_REJECTED, EXIT_OK, EXIT_USAGE
 from ndcg_spark.job.cli import main
-from tests.conftest import JUDGMENTS, RESULTS, error_lines, run_job, write
+from tests.conftest import HANG_SECONDS, JUDGMENTS, RESULTS, error_lines, run_job, write
 
 
 def test_end_to_end(spark: SparkSession, inputs: tuple[str, str], tmp_path: Path, capsys) -> None:
@@ -148,10 +148,10 @@ def test_a_bad_value_and_an_unknown_flag_are_usage_errors(tmp_path: Path, capsys
 
 def test_python_dash_m_is_the_command(inputs, tmp_path: Path) -> None:
     """`python -m ndcg_spark`: the same parser, refusing before Spark starts (no JVM here)."""
-    done = subprocess.run([sys.executable, "-m", "ndcg_spark", "--help"], capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-m", "ndcg_spark", "--help"], capture_output=True, text=True, timeout=HANG_SECONDS)
     assert done.returncode == EXIT_OK and "--judgments" in done.stdout
     done = subprocess.run([sys.executable, "-m", "ndcg_spark", "--judgments", inputs[0], "--bogus"],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=HANG_SECONDS)
     assert done.returncode == EXIT_USAGE and "--bogus" in done.stderr
 
 

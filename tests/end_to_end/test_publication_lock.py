@@ -24,7 +24,7 @@ from ndcg_spark.io.storage import STAGING_DIR, STALE_STAGING_SECONDS, FileSystem
 from ndcg_spark.job.cli import main
 from ndcg_spark.publish.events import listening
 from ndcg_spark.publish.lock import Clock, LockTimeout, publication_lock
-from tests.conftest import error_lines, run_job, snapshot
+from tests.conftest import HANG_SECONDS, error_lines, run_job, snapshot
 
 
 def _lock(output: Path, host: str, pid: int, since: dt.datetime) -> Path:
@@ -112,9 +112,9 @@ def test_a_held_lock_is_waited_for_and_taken_once_released(spark: SparkSession, 
         with publication_lock(fs, path, "2026-12-01") as first:
             waiter = threading.Thread(target=second, name="second")
             waiter.start()
-            assert second_waits.wait(timeout=600), "the second never found the lock taken"
+            assert second_waits.wait(timeout=HANG_SECONDS), "the second never found the lock taken"
             assert json.loads((tmp_path / LOCK_FILE).read_text())["token"] == first.token
-        waiter.join(timeout=600)
+        waiter.join(timeout=HANG_SECONDS)
     assert seen == [("MainThread", "locked"), ("second", "waiting"), ("second", "locked"), ("second", "published")]
     assert not (tmp_path / LOCK_FILE).exists()
 

@@ -20,7 +20,7 @@ from pyspark.sql import SparkSession
 from ndcg_spark import columns as c
 from ndcg_spark.scoring.metrics import PER_QUERY_COLUMNS
 from tests import connect_scenarios, oracle
-from tests.conftest import ROOT
+from tests.conftest import HANG_SECONDS, ROOT
 from tests.references import generated, pytrec_ndcg
 
 pytestmark = pytest.mark.slow
@@ -44,7 +44,7 @@ def both(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Itera
         )
         try:
             classic = json.loads(json.dumps(connect_scenarios.run_all(spark, classic_dir, connect_scenarios.SCENARIOS)))
-            process.wait(timeout=1800)  # a bound against a hung server only
+            process.wait(timeout=HANG_SECONDS)  # a bound against a hung server only
         finally:
             process.kill()
     assert process.returncode == 0, log.read_text(errors="replace")[-5000:]

@@ -25,14 +25,14 @@ import pytest
 
 from ndcg_spark.errors import EXIT_OK
 from ndcg_spark.job.cli import main
-from tests.conftest import ROOT, job_env, parquet_rows
+from tests.conftest import HANG_SECONDS, ROOT, job_env, parquet_rows
 from tests.fault_injection import LOSE_WORKER
 
 HARNESS = ROOT / "tests" / "fault_injection.py"
 
 SPARK_CLASS = Path(pyspark.__file__).parent / "bin" / "spark-class"
 DATE = "2026-12-01"
-WAIT_SECONDS = 120
+
 
 
 def _free_port() -> int:
@@ -79,7 +79,7 @@ def cluster(tmp_path: Path) -> Iterator[tuple[str, list[subprocess.Popen]]]:
                 "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1", "--cores", "1",
                 "--memory", "1g", "--work-dir", str(work), "--webui-port", str(_free_port()),
                 f"spark://127.0.0.1:{port}", log=tmp_path / f"worker{i}.log"))
-        deadline = time.time() + WAIT_SECONDS
+        deadline = time.time() + HANG_SECONDS  # the workers registered: polled, a bound only
         while _alive_workers(ui) < 2:
             assert time.time() < deadline, (tmp_path / "master.log").read_text()[-3000:]
             time.sleep(1)
@@ -120,7 +120,7 @@ def test_killing_a_worker_changes_no_number(tmp_path: Path, cluster) -> None:
     job = subprocess.run(
         [str(submit), "--master", master, "--total-executor-cores", "2", "--executor-memory", "512m",
          "--conf", "spark.ui.enabled=false", str(HARNESS), f"{LOSE_WORKER}{mark}", *flags, "--output", str(output)],
-        env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=900)
+        env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=HANG_SECONDS)
     assert job.returncode == EXIT_OK, job.stdout[-4000:]
     assert mark.read_text().startswith("stage "), "no task of the main pass killed its worker"
     assert sum(process.poll() is not None for process in processes[1:]) == 1  # one worker gone, one left

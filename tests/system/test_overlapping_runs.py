@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from ndcg_spark.errors import EXIT_OK
-from tests.conftest import JUDGMENTS, job_env, write
+from tests.conftest import HANG_SECONDS, JUDGMENTS, job_env, write
 from tests.publication import at_point, job_arguments, named_results, whole_report_of
 
 
@@ -36,7 +36,7 @@ def test_a_second_run_waits_for_the_first_ones_publication_then_publishes(tmp_pa
             env=job_env(pythonpath=True), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         for name in ("first", "second")
     }
-    logs = {name: job.communicate(timeout=600)[1] for name, job in jobs.items()}
+    logs = {name: job.communicate(timeout=HANG_SECONDS)[1] for name, job in jobs.items()}
     for name, job in jobs.items():
         assert job.returncode == EXIT_OK, logs[name][-3000:]
     assert [path.name for path in sorted(first_marks.iterdir())] == [

@@ -11,7 +11,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from tests.conftest import JUDGMENTS, RESULTS, job_env, write
+from tests.conftest import HANG_SECONDS, JUDGMENTS, RESULTS, job_env, write
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,7 +26,7 @@ exec(open(sys.argv.pop(1)).read())
 
 @pytest.mark.slow
 def test_package_then_spark_submit_with_py_files(tmp_path: Path) -> None:
-    built = subprocess.run(["bash", str(ROOT / "scripts" / "package.sh")], capture_output=True, text=True, timeout=600)
+    built = subprocess.run(["bash", str(ROOT / "scripts" / "package.sh")], capture_output=True, text=True, timeout=HANG_SECONDS)
     assert built.returncode == 0, built.stderr[-2000:]
     dist = ROOT / "dist"
     wheels = list(dist.glob("ndcg_spark-*-py3-none-any.whl"))
@@ -50,7 +50,7 @@ def test_package_then_spark_submit_with_py_files(tmp_path: Path) -> None:
         [str(Path(sys.executable).parent / "spark-submit"), "--master", "local[2]", "--conf", "spark.ui.enabled=false",
          "--py-files", str(dist / "ndcg_spark.zip"), str(probe), str(dist / "evaluate_ndcg.py"),
          "--judgments", judgments, "--results", results, "--output", str(tmp_path / "out"), "--k", "1,2"],
-        cwd=work, env=env, capture_output=True, text=True, timeout=300,
+        cwd=work, env=env, capture_output=True, text=True, timeout=HANG_SECONDS,
     )
     assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
     assert f"ndcg_spark from {dist / 'ndcg_spark.zip'}" in done.stdout or "ndcg_spark.zip/ndcg_spark/__init__.py" in done.stdout

@@ -18,7 +18,7 @@ from ndcg_spark.errors import EXIT_OK
 from ndcg_spark.io.layout import COMMIT_FILE, LOCK_FILE
 from ndcg_spark.io.storage import STAGING_DIR
 from ndcg_spark.job.cli import main
-from tests.conftest import JUDGMENTS, job_env, write
+from tests.conftest import HANG_SECONDS, JUDGMENTS, job_env, write
 from tests.publication import DATE, at_point, job_arguments, named_results, whole_report_of, writers
 
 pytestmark = pytest.mark.slow
@@ -61,7 +61,7 @@ def killed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
                                  env=job_env(pythonpath=True), stdout=subprocess.DEVNULL,
                                  stderr=subprocess.PIPE, text=True, start_new_session=True),
     }
-    errors = {name: run.communicate(timeout=600)[1] for name, run in runs.items()}
+    errors = {name: run.communicate(timeout=HANG_SECONDS)[1] for name, run in runs.items()}
     assert runs["copies"].returncode == EXIT_OK, errors["copies"][-3000:]
     assert runs["kill"].returncode < 0, errors["kill"][-3000:]  # ended by the signal
     marks = sorted(path.name for path in (root / "marks-copies").iterdir() if not path.name.endswith(".copy"))

@@ -12,7 +12,7 @@ import pytest
 
 import ndcg_spark.checks.observe as validation
 from ndcg_spark.errors import EXIT_FAILURE, EXIT_OK
-from tests.conftest import JUDGMENTS, RESULTS, error_lines, job_env, parquet_rows, run_job, snapshot, write
+from tests.conftest import HANG_SECONDS, JUDGMENTS, RESULTS, error_lines, job_env, parquet_rows, run_job, snapshot, write
 from tests.fault_injection import INJECTED, failing
 
 HARNESS = Path(__file__).resolve().parents[1] / "fault_injection.py"
@@ -25,7 +25,7 @@ def _retried(judgments: str, results: str, output: Path) -> subprocess.Completed
     return subprocess.run(
         [sys.executable, str(HARNESS), "once", "--judgments", judgments, "--results", results,
          "--output", str(output), *FLAGS, "--no-html-report"],
-        env=job_env(), capture_output=True, text=True, timeout=600,
+        env=job_env(), capture_output=True, text=True, timeout=HANG_SECONDS,
     )
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from tests.conftest import JUDGMENTS, RESULTS, job_env, write
+from tests.conftest import HANG_SECONDS, JUDGMENTS, RESULTS, job_env, write
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -32,7 +32,7 @@ def test_spark_submit_runs_the_job(tmp_path: Path) -> None:
          "--driver-java-options", f"-Dlog4j2.configurationFile={ROOT / 'conf' / 'log4j2.properties'}",
          str(ROOT / "jobs" / "evaluate_ndcg.py"),
          "--judgments", judgments, "--results", results, "--output", str(output), "--k", "1,2", "--no-html-report"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=HANG_SECONDS,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "ndcg@1" in done.stdout
@@ -43,7 +43,7 @@ def test_spark_submit_runs_the_job(tmp_path: Path) -> None:
     rejected = subprocess.run(
         [str(spark_submit), "--conf", "spark.ui.enabled=false", str(ROOT / "jobs" / "evaluate_ndcg.py"),
          "--judgments", judgments, "--results", str(tmp_path / "missing"), "--output", str(tmp_path / "o2")],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=HANG_SECONDS,
     )
     assert rejected.returncode == 3
     # spark-submit's PythonRunner merges the job's stderr into its stdout
@@ -54,7 +54,7 @@ def test_spark_submit_runs_the_job(tmp_path: Path) -> None:
     connect = subprocess.run(
         [str(spark_submit), "--conf", "spark.api.mode=connect", str(ROOT / "jobs" / "evaluate_ndcg.py"),
          "--judgments", judgments, "--results", results, "--output", str(tmp_path / "o3")],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=HANG_SECONDS,
     )
     assert connect.returncode == 2, connect.stdout[-3000:] + connect.stderr[-3000:]
     refusal = [line for line in (connect.stdout + connect.stderr).splitlines() if line.startswith("ndcg-spark:")]
@@ -78,17 +78,17 @@ def test_installed_command_runs_in_local_mode_and_on_a_terminal(tmp_path: Path) 
     script = shutil.which("script")
     log = tmp_path / "terminal.log"
     if script is None:
-        done = subprocess.run(argv, cwd=tmp_path, env=job_env(), capture_output=True, text=True, timeout=300)
+        done = subprocess.run(argv, cwd=tmp_path, env=job_env(), capture_output=True, text=True, timeout=HANG_SECONDS)
         log.write_text(done.stdout + done.stderr)
     else:
         done = subprocess.run([script, "-qec", shlex.join(argv), str(log)], cwd=tmp_path, env=job_env(),
-                              capture_output=True, text=True, timeout=300)
+                              capture_output=True, text=True, timeout=HANG_SECONDS)
     seen = log.read_text(errors="replace")
     assert done.returncode == 0, seen[-3000:]
     assert "ndcg@1" in seen
     assert pq.read_table(tmp_path / "out" / "summary").num_rows == 2 * 3
     usage = subprocess.run([str(command), "--judgments", judgments, "--results", results, "--output", "o", "--k", "0"],
-                           cwd=tmp_path, capture_output=True, text=True, timeout=60)
+                           cwd=tmp_path, capture_output=True, text=True, timeout=HANG_SECONDS)
     assert usage.returncode == 2 and "k must be positive integers" in usage.stderr
     if script is None:
         pytest.skip("the terminal part needs script(1) from util-linux")
