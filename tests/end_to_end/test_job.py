@@ -185,3 +185,17 @@ def test_unknown_baseline_is_a_usage_error_and_publishes_nothing(tmp_path: Path,
     (line,) = error_lines(capsys.readouterr().err)
     assert line == "ndcg-spark: baseline run 'nope' is not in the results (runs: mine)"
     assert not output.exists()
+
+
+def test_a_top_k_less_than_half_judged_is_warned_of(spark: SparkSession, tmp_path: Path, capsys) -> None:
+    """One judged document among the four retrieved: the top 1 is wholly judged, the top 2 half
+    (no warning: the bar is below half), the top 3 a third."""
+    judgments = write(tmp_path / "j.parquet", {"query_id": ["q1"], "doc_id": ["a"], "relevance": [2]})
+    results = write(tmp_path / "r.parquet", {"run_id": ["r"] * 4, "query_id": ["q1"] * 4, "doc_id": ["a", "x", "y", "z"],
+                                             "score": [4.0, 3.0, 2.0, 1.0]})
+    output = tmp_path / "out"
+    assert run_job(judgments, results, str(output), "--k", "1,2,3") == EXIT_OK
+    warnings = [line for line in capsys.readouterr().out.splitlines() if line.startswith("warning:")]
+    assert warnings == ["warning: run r: only 33% of the top 3 is judged on average; unjudged documents count as non-relevant"]
+    judged = {row[c.K]: row[c.JUDGED_AT_K] for row in spark.read.parquet(str(output / "summary")).collect()}
+    assert (judged[1], judged[2], judged[3]) == (1.0, 0.5, pytest.approx(1 / 3))

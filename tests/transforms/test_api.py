@@ -174,3 +174,18 @@ def test_report_table_in_markdown_and_latex(spark: SparkSession) -> None:
     assert "\\begin{tabular}" in latex and "tiny" in latex and f"{summary[('r2', 2)]:.4f}" in latex
     with pytest.raises(ConfigError, match="table_format"):
         report.table("html")  # type: ignore[arg-type]
+
+
+def test_rank_order_breaks_tied_ranks_by_score_then_doc_id(spark: SparkSession) -> None:
+    """order_by="rank": rank ascending; tied ranks by score descending, then doc_id descending,
+    the score order's own rules. c's high score does not lift it above rank 1."""
+    grades = {"a": 0, "b": 2, "c": 1, "d": 3, "e": 0}
+    judgments = rows_frame(spark, [("q", doc, grade) for doc, grade in grades.items()], JUDGMENTS_DDL)
+    ranked = [("a", 1.0, 1), ("b", 9.0, 1), ("c", 50.0, 2), ("d", 0.5, 3), ("e", 0.5, 3)]
+    results = rows_frame(spark, [("r", "q", doc, score, rank) for doc, score, rank in ranked], RESULTS_DDL)
+    report = evaluate(judgments, results, ks=(1, 2, 3, 5), order_by="rank", uncut=False)
+    got = {row[c.K]: row[c.NDCG] for row in report.per_query.collect()}
+    order = [grades[doc] for doc in ("b", "a", "c", "e", "d")]
+    ideal = sorted(grades.values(), reverse=True)
+    assert got == pytest.approx({k: oracle.dcg(order, k) / oracle.dcg(ideal, k) for k in (1, 2, 3, 5)}, abs=1e-12)
+    assert got[1] == 2 / 3  # b (grade 2) first, of the ideal 3
