@@ -40,6 +40,25 @@ def test_complete_flag_counts_judged_queries(spark: SparkSession, inputs, tmp_pa
     assert {row[c.RUN_ID]: row[c.NUM_QUERIES] for row in summary.collect()} == {"r1": 3, "r2": 3}
 
 
+def test_complete_comparison_pairs_every_judged_query(spark: SparkSession, inputs, tmp_path: Path) -> None:
+    """With --complete, q3 (judged, retrieved by neither run) scores 0 for both and is paired: the
+    comparison's means and counts are the per-query rows', all three queries."""
+    output = str(tmp_path / "out")
+    assert run_job(*inputs, output, "--k", "2", "--complete", "--baseline", "r1") == EXIT_OK
+    per_query = {(row[c.RUN_ID], row[c.QUERY_ID]): row[c.NDCG]
+                 for row in spark.read.parquet(f"{output}/per_query").filter(F.col(c.K) == 2).collect()}
+    (row,) = spark.read.parquet(f"{output}/comparison").filter(F.col(c.K) == 2).collect()
+    queries = ("q1", "q2", "q3")
+    assert per_query[("r1", "q3")] == per_query[("r2", "q3")] == 0.0
+    assert (row[c.RUN_ID], row[c.NUM_QUERIES]) == ("r2", 3)
+    assert row["ndcg_run"] == pytest.approx(sum(per_query[("r2", q)] for q in queries) / 3, abs=1e-12)
+    assert row["ndcg_baseline"] == pytest.approx(sum(per_query[("r1", q)] for q in queries) / 3, abs=1e-12)
+    differences = [per_query[("r2", q)] - per_query[("r1", q)] for q in queries]
+    assert row["mean_difference"] == pytest.approx(sum(differences) / 3, abs=1e-12)
+    assert (row["wins"], row["ties"], row["losses"]) == (
+        sum(d > 0 for d in differences), sum(d == 0 for d in differences), sum(d < 0 for d in differences))
+
+
 def test_results_without_run_id_use_flag(spark: SparkSession, tmp_path: Path) -> None:
     judgments = write(tmp_path / "j.parquet", JUDGMENTS)
     results = write(tmp_path / "r.parquet", {k: v for k, v in RESULTS.items() if k != "run_id"} | {
