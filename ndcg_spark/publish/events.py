@@ -22,7 +22,6 @@ Point = Literal[
     "manifest",  # the manifest is written, the record not yet removed
     "committed",  # the record is removed; the lock is still ours
 ]
-POINTS: tuple[Point, ...] = ("staged", "waiting", "locked", "recorded", "moved", "manifest", "committed")
 Listener = Callable[[Point, str], None]
 
 _listeners: list[Listener] = []

@@ -126,8 +126,10 @@ def _acquire(
             reached("locked")
             return
         found = fs.read_text(path)
+        if found is None:  # released since: try again at once
+            continue
         holder = _holder(found)
-        if found is not None and _is_stale(fs, path, holder, stale_seconds, clock):
+        if _is_stale(fs, path, holder, stale_seconds, clock):
             _take_over(fs, path, found, holder)
             continue
         who = holder.describe() if holder else "an unreadable lock"
