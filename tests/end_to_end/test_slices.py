@@ -49,6 +49,15 @@ def test_slices_from_query_metadata(spark: SparkSession, tmp_path: Path, capsys)
     for name in ("locale", "device"):
         for (run, k), total in summary.items():
             assert sum(row[c.NUM_QUERIES] for key, row in by_key.items() if key[0] == name and key[2:] == (run, k)) == total
+    # Every slice row's values are its queries' per-query rows' means: NDCG, and judged_at_k
+    # over the queries whose top k holds anything (a mean of the non-null values).
+    of = {"locale": {"q1": "en", "q2": "de", "q3": "en"}, "device": {"q1": "mobile", "q3": "desktop"}}
+    for (name, value, run, k), row in by_key.items():
+        rows = [r for r in per_query if r[c.RUN_ID] == run and r[c.K] == k and of[name].get(r[c.QUERY_ID]) == value]
+        judged = [r[c.JUDGED_AT_K] for r in rows if r[c.JUDGED_AT_K] is not None]
+        assert row[c.NUM_QUERIES] == len(rows) > 0, (name, value, run, k)
+        assert row[c.NDCG] == pytest.approx(sum(r[c.NDCG] for r in rows) / len(rows), abs=1e-12)
+        assert row[c.JUDGED_AT_K] == (pytest.approx(sum(judged) / len(judged), abs=1e-12) if judged else None)
     assert "slice" in capsys.readouterr().out
 
 
