@@ -59,8 +59,8 @@ def failing(mode: str, copartition: Copartition) -> Copartition:
         first = context.attemptNumber() == 0 and context.partitionId() == 0
         # Once only: the stage run again after the loss starts its attempts from 0 (the mark, on
         # the one machine all the workers share, says a worker is lost already).
-        mark = Path(mode[len(LOSE_WORKER):])
-        if mode.startswith(LOSE_WORKER) and first and not mark.exists():
+        mark = Path(mode.removeprefix(LOSE_WORKER)) if mode.startswith(LOSE_WORKER) else None
+        if mark is not None and first and not mark.exists():
             worker = _worker_of(os.getpid())
             mark.write_text(f"stage {context.stageId()} partition 0, worker pid {worker}")
             os.killpg(os.getpgid(worker), signal.SIGKILL)

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
 
 from ndcg_spark.io.layout import COMMIT_FILE
-from tests.conftest import RESULTS, ROOT, write
+from tests.conftest import RESULTS, ROOT, job_env, write
 
 DATE = "2026-12-01"
-JOB = str(ROOT / "jobs" / "evaluate_ndcg.py")
 AT_POINT = str(ROOT / "tests" / "at_point.py")
 DATASETS = ("per_query", "summary", "comparison")
 
@@ -30,9 +30,13 @@ def job_arguments(judgments: str, results: str, output: Path, *extra: str) -> li
             "--k", "1,2", "--no-html-report", *extra]
 
 
-def at_point(marks: Path, actions: list[str], arguments: list[str]) -> list[str]:
-    """The command of the job acted on at points of its publication (tests/at_point.py)."""
-    return [sys.executable, AT_POINT, str(marks), *actions, "--", *arguments]
+def start_at_point(marks: Path, actions: list[str], arguments: list[str]) -> subprocess.Popen:
+    """The job as a process of its own (its own process group, for a kill), acted on at points of
+    its publication (tests/at_point.py); its stderr is kept for the failure message."""
+    return subprocess.Popen(
+        [sys.executable, AT_POINT, str(marks), *actions, "--", *arguments], env=job_env(pythonpath=True),
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
 
 
 def writers(output: Path) -> dict[str, str]:

@@ -6,14 +6,13 @@ publication, with the lock, until the second has found the lock taken."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from ndcg_spark.errors import EXIT_OK
-from tests.conftest import HANG_SECONDS, JUDGMENTS, job_env, write
-from tests.publication import at_point, job_arguments, named_results, whole_report_of
+from tests.conftest import HANG_SECONDS, JUDGMENTS, write
+from tests.publication import job_arguments, named_results, start_at_point, whole_report_of
 
 
 @pytest.mark.slow
@@ -30,10 +29,8 @@ def test_a_second_run_waits_for_the_first_ones_publication_then_publishes(tmp_pa
     }
     marks = {"first": first_marks, "second": second_marks}
     jobs = {
-        name: subprocess.Popen(
-            at_point(marks[name], actions[name],
-                     job_arguments(judgments, named_results(tmp_path, name), output, "--baseline", f"{name}-r1")),
-            env=job_env(pythonpath=True), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        name: start_at_point(marks[name], actions[name], job_arguments(
+            judgments, named_results(tmp_path, name), output, "--baseline", f"{name}-r1"))
         for name in ("first", "second")
     }
     logs = {name: job.communicate(timeout=HANG_SECONDS)[1] for name, job in jobs.items()}

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -18,8 +17,8 @@ from ndcg_spark.errors import EXIT_OK
 from ndcg_spark.io.layout import COMMIT_FILE, LOCK_FILE
 from ndcg_spark.io.storage import STAGING_DIR
 from ndcg_spark.job.cli import main
-from tests.conftest import HANG_SECONDS, JUDGMENTS, job_env, write
-from tests.publication import DATE, at_point, job_arguments, named_results, whole_report_of, writers
+from tests.conftest import HANG_SECONDS, JUDGMENTS, write
+from tests.publication import DATE, job_arguments, named_results, start_at_point, whole_report_of, writers
 
 pytestmark = pytest.mark.slow
 
@@ -54,12 +53,8 @@ def killed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     for output in (copied, really):
         shutil.copytree(previous, output)
     runs = {
-        "copies": subprocess.Popen(at_point(root / "marks-copies", ["copy@*"], job_arguments(judgments, new, copied)),
-                                   env=job_env(pythonpath=True), stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.PIPE, text=True, start_new_session=True),
-        "kill": subprocess.Popen(at_point(root / "marks-kill", ["kill@moved=per_query"], job_arguments(judgments, new, really)),
-                                 env=job_env(pythonpath=True), stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.PIPE, text=True, start_new_session=True),
+        "copies": start_at_point(root / "marks-copies", ["copy@*"], job_arguments(judgments, new, copied)),
+        "kill": start_at_point(root / "marks-kill", ["kill@moved=per_query"], job_arguments(judgments, new, really)),
     }
     errors = {name: run.communicate(timeout=HANG_SECONDS)[1] for name, run in runs.items()}
     assert runs["copies"].returncode == EXIT_OK, errors["copies"][-3000:]
