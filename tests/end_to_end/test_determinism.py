@@ -16,8 +16,15 @@ from ndcg_spark.job.cli import main
 
 _SETTINGS = ("spark.sql.shuffle.partitions", "spark.sql.adaptive.enabled")
 # (files per input, shuffle partitions, AQE): every value of each, and every pair of values of any
-# two, in 6 runs instead of the 12 of the full product (a pairwise design).
-_LAYOUTS = ((1, 1, True), (1, 7, False), (1, 200, True), (50, 1, False), (50, 7, True), (50, 200, False))
+# two, in 6 runs instead of the 12 of the full product (a pairwise design). 13 files and 37
+# partitions split the sample's 60 queries as finely as 50 and 200 would: most partitions hold a
+# query or two, some none, and every file holds rows of several queries (of 200 partitions, most
+# were empty tasks).
+_MANY_FILES, _MANY_PARTITIONS = 13, 37
+_LAYOUTS = (
+    (1, 1, True), (1, 7, False), (1, _MANY_PARTITIONS, True),
+    (_MANY_FILES, 1, False), (_MANY_FILES, 7, True), (_MANY_FILES, _MANY_PARTITIONS, False),
+)
 
 
 def _make_sample():
@@ -31,11 +38,11 @@ def _make_sample():
 @pytest.fixture(scope="module")
 def sample(tmp_path_factory: pytest.TempPathFactory) -> dict[int, tuple[str, str]]:
     """The demo's generator (ties, unjudged and missing queries, three runs), written as one
-    file per input and as 50 files per input."""
+    file per input and as _MANY_FILES files per input."""
     judgments, results = _make_sample().generate(queries=60, depth=30, seed=3)
     root = tmp_path_factory.mktemp("sample")
     layouts = {}
-    for files in (1, 50):
+    for files in (1, _MANY_FILES):
         paths = []
         for name, table in (("judgments", judgments), ("results", results)):
             folder = root / f"{files}" / name
