@@ -115,7 +115,7 @@ def test_comparison_and_tables(both: tuple[dict, dict]) -> None:
 
 def test_the_evaluators_refusals_name_its_parameters_and_the_fix(both: tuple[dict, dict]) -> None:
     _, connect = both
-    refused = connect["evaluator"]
+    refused = {**connect["evaluator"], **connect["cold_start"]}
     for case in ("nan", "misnamed", "cold_start_nan"):
         assert "\n" not in refused[case]["message"], refused[case]
     assert refused["misnamed"] == {
