@@ -10,19 +10,25 @@ whole job: read, check, score, compare, publish."""
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from ndcg_spark.api import Report, compare, evaluate, read_qrels, read_run
+from ndcg_spark.errors import ConfigError, InputError, NdcgSparkError
+from ndcg_spark.evaluation import Evaluation, RunCounts
+from ndcg_spark.options import ColumnNames
+from ndcg_spark.version import package_version
 
-from ndcg_spark.api import Report, compare, evaluate, read_qrels, read_run  # noqa: E402
-from ndcg_spark.errors import ConfigError, InputError, NdcgSparkError  # noqa: E402
-from ndcg_spark.evaluation import Evaluation, RunCounts  # noqa: E402
-from ndcg_spark.options import ColumnNames  # noqa: E402
+__version__ = package_version()
 
 
 def __getattr__(name: str) -> object:
     """NdcgEvaluator on first use: pyspark.ml (and numpy) load only for those who tune models."""
     if name == "NdcgEvaluator":
-        from ndcg_spark.evaluator import NdcgEvaluator
-
+        try:
+            from ndcg_spark.evaluator import NdcgEvaluator
+        except ModuleNotFoundError as error:  # pyspark.ml's own message names numpy, not the fix
+            raise ModuleNotFoundError(
+                f"NdcgEvaluator needs pyspark.ml, which needs {error.name}: pip install \"ndcg-spark[ml]\"",
+                name=error.name,
+            ) from error
         return NdcgEvaluator
     raise AttributeError(f"module 'ndcg_spark' has no attribute {name!r}")
 

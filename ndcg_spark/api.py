@@ -72,8 +72,8 @@ class Report:
         self.store.release()
 
     def __str__(self) -> str:
-        """The tables the job prints."""
-        return format_report(self.evaluation)
+        """The tables the job prints (its notes naming evaluate's keywords)."""
+        return format_report(self.evaluation, complete="complete=True")
 
     def table(self, table_format: TableFormat = TABLE_MARKDOWN, title: str = "evaluation") -> str:
         """The summary and comparison as Markdown (default) or a LaTeX tabular, to paste."""

@@ -8,7 +8,7 @@ rest costs little)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pyspark.sql import DataFrame, Observation, Row, SparkSession
 from pyspark.sql import functions as F
@@ -75,6 +75,9 @@ class Evaluation:
     slices: list[Row] = field(default_factory=list)
     # The (run, query) rows the main pass materialized, what the report is derived from.
     pair_rows: int = 0
+    # The shuffle settings the report was derived with (post_pass_settings): publishing reads
+    # the same few rows per query, and uses them too.
+    post_pass: dict[str, str] = field(default_factory=dict)
 
     @property
     def run_ids(self) -> list[str]:
@@ -175,8 +178,10 @@ def evaluate(
         scored = score_pairs(scoring, materialize)
         result_rows = scored.results.rows_read
         counts.update(judgment_rows=scored.judgments.rows_read, result_rows=result_rows, pair_rows=scored.pair_rows)
-    with session_settings(spark, post_pass_settings(spark, result_rows, scored.pair_rows)):
-        return _report(spark, scored, options, results.sources, slice_input)
+    settings = post_pass_settings(spark, result_rows, scored.pair_rows)
+    with session_settings(spark, settings):
+        per_query, evaluation = _report(spark, scored, options, results.sources, slice_input)
+    return per_query, replace(evaluation, post_pass=settings)
 
 
 def _report(

@@ -449,7 +449,7 @@ def main() -> None:
     spark_submit = [str(Path(sys.executable).parent / "spark-submit"), "--master", "local[2]",
                     "--driver-memory", args.driver_memory, "--conf", "spark.ui.enabled=false",
                     "--driver-java-options",
-                    f"-Dlog4j2.configurationFile={ROOT / 'conf' / 'log4j2.properties'} {args.java_options}".strip()]
+                    f"-Dlog4j2.configurationFile={ROOT / 'ndcg_spark' / 'log4j2.properties'} {args.java_options}".strip()]
     scripts = Path(tempfile.mkdtemp(prefix="ndcg-bench-"))
     ks_json = json.dumps(list(KS))
 

@@ -8,5 +8,5 @@ export PYSPARK_PYTHON="$PWD/.venv/bin/python"
 export PYSPARK_DRIVER_PYTHON="$PWD/.venv/bin/python"
 .venv/bin/python scripts/make_sample.py --out sample
 .venv/bin/spark-submit --master 'local[2]' \
-  --driver-java-options "-Dlog4j2.configurationFile=conf/log4j2.properties" \
+  --driver-java-options "-Dlog4j2.configurationFile=ndcg_spark/log4j2.properties" \
   jobs/evaluate_ndcg.py --config conf/local.toml "$@"

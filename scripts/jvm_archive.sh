@@ -61,4 +61,7 @@ PYSPARK_PYTHON="$PWD/.venv/bin/python" PYSPARK_DRIVER_PYTHON="$PWD/.venv/bin/pyt
   exit 1
 }
 mv "$making" "$archive"
+# The archives of an earlier JDK or Spark are of no use to any JVM started from now on: removed,
+# so that they do not pile up (a JVM still running keeps its mapping of an unlinked file).
+find "$(dirname "$archive")" -maxdepth 1 -name 'spark-*.jsa' ! -name "$(basename "$archive")" -delete
 echo "$archive"

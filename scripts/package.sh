@@ -15,9 +15,15 @@ rm -rf build ./*.egg-info
 import pathlib
 import zipfile
 
-with zipfile.ZipFile("dist/ndcg_spark.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+# The wheel's metadata goes in too: importlib.metadata finds it in a zip on sys.path, so the
+# manifest records the package's version (ndcg_spark/version.py).
+(wheel,) = pathlib.Path("dist").glob("ndcg_spark-*.whl")
+with zipfile.ZipFile(wheel) as built, zipfile.ZipFile("dist/ndcg_spark.zip", "w", zipfile.ZIP_DEFLATED) as archive:
     for path in sorted(pathlib.Path("ndcg_spark").rglob("*.py")):
         archive.write(path, path.as_posix())
+    for name in built.namelist():
+        if ".dist-info/" in name and name.rsplit("/", 1)[-1] in ("METADATA", "entry_points.txt"):
+            archive.writestr(name, built.read(name))
 PY
 cp jobs/evaluate_ndcg.py jobs/convert_trec.py dist/
 echo "package: $(cd dist && ls | tr '\n' ' ')"

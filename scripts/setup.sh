@@ -35,6 +35,12 @@ start_archive() {
 }
 
 PYTHON="${PYTHON:-python3}"
+# 3.11: the job reads its config file with tomllib (pyproject.toml's requires-python).
+if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+  echo "setup: $PYTHON is not Python 3.11 or newer ($("$PYTHON" --version 2>&1 | head -1));" \
+       "install one, or name it: PYTHON=python3.12 scripts/setup.sh" >&2
+  exit 1
+fi
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
@@ -44,7 +50,6 @@ want="$(sha256sum pyproject.toml | cut -d' ' -f1)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   .venv/bin/python -m pip install --quiet --upgrade pip
   # Spark first (pyproject.toml's own requirement), so the archive can start while the rest installs.
-  # (Python 3.10 has no tomllib: there it all installs in one step.)
   spark="$(.venv/bin/python -c 'import tomllib; print(next(r for r in tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"] if r.startswith("pyspark")))' 2>/dev/null || true)"
   if [ -n "$spark" ]; then
     .venv/bin/python -m pip install --quiet "$spark"

@@ -22,8 +22,19 @@ def read_parquet(spark: SparkSession, path: str, label: str) -> DataFrame:
         if "merg" in cause.lower():
             conflict = _schema_conflict(spark, path) or cause
             raise InputError(f"{label} {path}: its files disagree on the schema: {conflict}") from None
+        if _NOT_PARQUET in cause:
+            raise NotParquetError(f"{label} {path} is not Parquet ({cause})") from None
         raise InputError(f"{label} {path}: cannot read Parquet: {cause}") from None
     return frame
+
+
+# Parquet's reader, on a file without Parquet's magic bytes (trec_eval text, plain or gzip).
+_NOT_PARQUET = "is not a Parquet file"
+
+
+class NotParquetError(InputError):
+    """An input that is not Parquet at all: most often trec_eval text given without its format,
+    which the caller names in its own words (the job: its --judgments-format flag)."""
 
 
 _CONFLICT_FILES_CHECKED = 1000

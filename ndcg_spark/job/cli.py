@@ -14,6 +14,7 @@ from ndcg_spark import progress
 from ndcg_spark.errors import EXIT_FAILURE, EXIT_OK, ConfigError, NdcgSparkError, first_line
 from ndcg_spark.job.config import parse_args
 from ndcg_spark.job.run import repair, run
+from ndcg_spark.job.session import progress_bar
 from ndcg_spark.progress import LOG_TEXT
 
 log = logging.getLogger("ndcg_spark")
@@ -40,7 +41,7 @@ def main(argv: Sequence[str]) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         config = parse_args(argv)
-        interactive = progress.configure(config.log_format) == LOG_TEXT
+        interactive = progress_bar(progress.configure(config.log_format) == LOG_TEXT, sys.stderr)
         if config.repair:
             repair(config, interactive)
         else:

@@ -5,11 +5,10 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import re
+import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal, get_args
-
-import tomllib
 
 from ndcg_spark.errors import ConfigError
 from ndcg_spark.options import (
@@ -280,11 +279,15 @@ def argument_parser() -> argparse.ArgumentParser:
         prog="ndcg-spark",
         description="Compute NDCG@k per query and per run from Parquet judgments and results.",
     )
-    parser.add_argument("--judgments", help="Parquet judgments: query_id, doc_id, relevance")
+    parser.add_argument(
+        "--judgments",
+        help="judgments: Parquet (query_id, doc_id, relevance), or with --judgments-format trec a qrels text (plain or .gz)",
+    )
     parser.add_argument(
         "--results",
         action="append",
-        help="Parquet results: query_id, doc_id, score[, run_id][, rank]; NAME=PATH, repeated, for one input per run",
+        help="results: Parquet (query_id, doc_id, score[, run_id][, rank]), or with --results-format trec a run text"
+        " (plain or .gz); NAME=PATH, repeated, for one input per run",
     )
     parser.add_argument("--output", help="output folder; per_query/ and summary/ are written in it")
     parser.add_argument("--k", dest="ks", help="cutoffs, comma-separated (default 5,10,20)")

@@ -6,7 +6,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 from ndcg_spark.checks.inputs import JUDGMENTS, RESULTS, Input, Source, canonical_inputs
 from ndcg_spark.errors import ConfigError
-from ndcg_spark.io.parquet import read_parquet
+from ndcg_spark.io.parquet import NotParquetError, read_parquet
 from ndcg_spark.io.trec import QRELS, RUN, Layout, read_trec
 from ndcg_spark.job.config import FORMAT_TREC, JobConfig
 from ndcg_spark.scoring.slices import QUERY_METADATA, SliceSource, slice_source
@@ -16,7 +16,13 @@ def read_input(spark: SparkSession, path: str, label: str, fmt: str, layout: Lay
     """Parquet as it is, or trec_eval text parsed into the configured column names."""
     if fmt == FORMAT_TREC:
         return read_trec(spark, path, label, layout, config.columns)
-    return read_parquet(spark, path, label)
+    try:
+        return read_parquet(spark, path, label)
+    except NotParquetError:
+        raise ConfigError(
+            f"{label} {path} is not Parquet: for trec_eval's text (plain or .gz) pass --{label}-format trec"
+            f' (config file: [input] {label}_format = "trec")'
+        ) from None
 
 
 def read_inputs(spark: SparkSession, config: JobConfig) -> tuple[Input, Input]:

@@ -28,7 +28,7 @@ from ndcg_spark.report import tables
 from ndcg_spark.report.console import format_report, judged_warnings
 from ndcg_spark.report.data import gather
 from ndcg_spark.sessions import is_connect
-from ndcg_spark.spark_conf import post_pass_settings, session_settings
+from ndcg_spark.spark_conf import session_settings
 
 REPORT_TABLE = "report_table"
 
@@ -165,7 +165,7 @@ def _publish(
             evaluation,
             published,
             started,
-            dt.datetime.now(dt.timezone.utc),
+            dt.datetime.now(dt.UTC),
         )
         with _publishing(staging, layout, config):
             commit(staging.fs, layout, Commit(staging.root, tuple(moves), layout.manifest, manifest.text(record)))
@@ -176,7 +176,7 @@ def _publish(
 def run(config: JobConfig, interactive: bool, renderer: ModuleType | None) -> None:
     """Evaluate, then publish (see _publish). Staging goes whatever happens, unless a publication
     cut short by an error still needs it."""
-    started = dt.datetime.now(dt.timezone.utc)
+    started = dt.datetime.now(dt.UTC)
     spark = build_session(config, interactive)
     layout = OutputLayout(config.output, config.eval_date)
     staging = Staging(spark, config.output)
@@ -184,7 +184,7 @@ def run(config: JobConfig, interactive: bool, renderer: ModuleType | None) -> No
         _finish_interrupted(staging.fs, layout, config)  # a run died publishing here: finish that first
         per_query, evaluation = evaluate_paths(spark, config, staging)
         # Publishing reads the few rows per query the report read: its shuffles are sized alike.
-        with session_settings(spark, post_pass_settings(spark, evaluation.result_rows, evaluation.pair_rows)):
+        with session_settings(spark, evaluation.post_pass):
             published = _publish(spark, config, layout, staging, per_query, evaluation, renderer, started)
     finally:
         staging.discard()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
+from typing import TextIO
 
 from ndcg_spark.job.config import JobConfig
 from ndcg_spark.spark_conf import PLAN_CONF
@@ -18,11 +20,27 @@ BASE_CONF = {
 }
 
 
+# Spark's console logging at errors only, for a JVM the job starts itself (the ndcg-spark command,
+# python -m ndcg_spark); under spark-submit the JVM is running already, with the cluster's logging.
+LOG4J_CONF = Path(__file__).resolve().parents[1] / "log4j2.properties"
+DRIVER_JAVA_OPTIONS = "spark.driver.extraJavaOptions"
+# Set by spark-submit for the Python driver it starts: the JVM is there already.
+_GATEWAY = "PYSPARK_GATEWAY_PORT"
+
+
 def session_conf(config: JobConfig, interactive: bool = False) -> dict[str, str]:
     """The job's settings, then the config file's [spark] table on top. On a terminal Spark's
-    progress bar is on; in a scheduler's log it would be noise."""
+    progress bar is on; in a scheduler's log it would be noise. A JVM the job starts itself logs
+    quietly (LOG4J_CONF), unless [spark] gives the driver's Java options."""
     progress = {"spark.ui.showConsoleProgress": "true" if interactive else "false"}
-    return {**BASE_CONF, **progress, **config.spark_conf}
+    quiet = {} if _GATEWAY in os.environ else {DRIVER_JAVA_OPTIONS: f"-Dlog4j2.configurationFile={LOG4J_CONF.as_uri()}"}
+    return {**BASE_CONF, **progress, **quiet, **config.spark_conf}
+
+
+def progress_bar(text_log: bool, stderr: TextIO) -> bool:
+    """Spark's progress bar: for a person at a terminal; in a file (--log-format text, stderr
+    redirected) it is a line per redraw."""
+    return text_log and stderr.isatty()
 
 
 API_MODE = "spark.api.mode"

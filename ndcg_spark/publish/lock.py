@@ -42,7 +42,7 @@ class Clock:
     sleep: Callable[[float], None] = time.sleep
 
     def now(self) -> dt.datetime:
-        return dt.datetime.fromtimestamp(self.wall(), dt.timezone.utc)
+        return dt.datetime.fromtimestamp(self.wall(), dt.UTC)
 
 
 SYSTEM_CLOCK = Clock()

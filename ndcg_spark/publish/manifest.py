@@ -16,15 +16,15 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
-from ndcg_spark import __version__
 from ndcg_spark.evaluation import Evaluation
 from ndcg_spark.io.layout import OutputLayout
 from ndcg_spark.io.storage import FileSystem
 from ndcg_spark.publish.atomic import Published
+from ndcg_spark.version import package_version
 
 
 def _iso(millis: int) -> str:
-    return dt.datetime.fromtimestamp(millis / 1000, tz=dt.timezone.utc).isoformat()
+    return dt.datetime.fromtimestamp(millis / 1000, tz=dt.UTC).isoformat()
 
 
 def _input(spark: SparkSession, path: str, rows: int | None) -> dict[str, Any]:
@@ -58,7 +58,7 @@ def build(
         "inputs": {label: _input(spark, path, rows.get(label)) for label, path in inputs.items()},
         "config": json.loads(json.dumps(settings, default=str)),
         "versions": {
-            "ndcg_spark": __version__,
+            "ndcg_spark": package_version(),
             "spark": spark.version,
             "python": platform.python_version(),
         },

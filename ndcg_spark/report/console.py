@@ -7,7 +7,7 @@ from typing import Any
 
 from ndcg_spark import columns as c
 from ndcg_spark.comparison import resampling as cmp
-from ndcg_spark.evaluation import Evaluation
+from ndcg_spark.evaluation import Evaluation, RunCounts
 from ndcg_spark.scoring.slices import SLICE, SLICE_VALUE
 
 LOW_JUDGED_WARNING = 0.5
@@ -126,26 +126,37 @@ def format_slices(rows: Sequence[Any]) -> str:
     return "\n".join([*_aligned(lines), *notes])
 
 
-def format_table(evaluation: Evaluation) -> str:
+def baseline_first(runs: Sequence[RunCounts], baseline: str | None) -> list[RunCounts]:
+    """The runs in their order, the baseline moved to the top: what the others are read against."""
+    return sorted(runs, key=lambda counts: counts.run_id != baseline)
+
+
+# How the caller turns --complete on, in its own words: the job's flag by default.
+COMPLETE_FLAG = "--complete"
+
+
+def format_table(evaluation: Evaluation, complete: str = COMPLETE_FLAG) -> str:
     cutoffs = summary_cutoffs(evaluation.summary)
     values = {(row[c.RUN_ID], row[c.K]): row[c.NDCG] for row in evaluation.summary}
     runs = [counts.run_id for counts in evaluation.runs]
     header = ["run", *[measure_label(k) for k in cutoffs], "queries", "missing", "skipped"]
     lines: list[Sequence[str]] = [header]
-    for counts in evaluation.runs:
+    baseline = evaluation.comparison[0].baseline if evaluation.comparison else None
+    for counts in baseline_first(evaluation.runs, baseline):
         cells = [f"{values[(counts.run_id, k)]:.4f}" if (counts.run_id, k) in values else "-" for k in cutoffs]
         lines.append([counts.run_id, *cells, str(counts.evaluated), str(counts.missing), str(counts.skipped)])
     table = _aligned(lines)
     notes = [
-        f"read {evaluation.judgment_rows} judgment rows ({evaluation.judged_queries} judged queries)"
-        f" and {evaluation.result_rows} result rows ({len(runs)} runs)",
+        f"read {_count(evaluation.judgment_rows, 'judgment row')} ({_count(evaluation.judged_queries, 'judged query')})"
+        f" and {_count(evaluation.result_rows, 'result row')} ({_count(len(runs), 'run')})",
         "queries: scored per run; missing = judged but absent from the run"
-        + (" (scored 0, --complete)" if evaluation.complete else " (not scored; --complete scores them 0)")
+        + (f" (scored 0, {complete})" if evaluation.complete else f" (not scored; {complete} scores them 0)")
         + "; skipped = retrieved but never judged (not scored)",
     ]
     variants = summary_variants(evaluation.summary)
     if variants:
-        notes.append(f"scored with {', '.join(variants)}" + _variant_notes(variants[0]))
+        notes.append(f"scored with {', '.join(variants)}")
+        notes += _variant_notes(variants[0])
     if evaluation.duplicate_judgments_dropped:
         notes.append(f"lenient: dropped {evaluation.duplicate_judgments_dropped} duplicate judgment rows")
     if evaluation.duplicate_results_dropped:
@@ -154,8 +165,14 @@ def format_table(evaluation: Evaluation) -> str:
     return "\n".join([*table, "", *notes])
 
 
-def _variant_notes(variant: str) -> str:
-    """What a reader needs to read the variant's numbers right."""
+def _count(number: int, noun: str) -> str:
+    """'1 run', '2 runs', '1 judged query', '3 judged queries'."""
+    plural = noun[:-1] + "ies" if noun.endswith("y") else noun + "s"
+    return f"{number:,} {noun if number == 1 else plural}"
+
+
+def _variant_notes(variant: str) -> list[str]:
+    """What a reader needs to read the variant's numbers right, a line each."""
     notes = []
     if "gains=" in variant:
         notes.append("grades not in gains keep the gain's value")
@@ -163,7 +180,7 @@ def _variant_notes(variant: str) -> str:
         notes.append("judged_only: unjudged documents removed before ranking, so judged@k is 1")
     if "max_depth=" in variant:
         notes.append("max_depth: each list cut after that many documents")
-    return "".join(f"; {note}" for note in notes)
+    return notes
 
 
 def judged_warnings(evaluation: Evaluation) -> list[str]:
@@ -181,8 +198,8 @@ def judged_warnings(evaluation: Evaluation) -> list[str]:
     return warnings
 
 
-def format_report(evaluation: Evaluation) -> str:
+def format_report(evaluation: Evaluation, complete: str = COMPLETE_FLAG) -> str:
     """Everything the job prints about an evaluation: the table, then the comparison and the
     slices when there are any."""
-    parts = [format_table(evaluation), format_comparison(evaluation.comparison), format_slices(evaluation.slices)]
+    parts = [format_table(evaluation, complete), format_comparison(evaluation.comparison), format_slices(evaluation.slices)]
     return "\n\n".join(part for part in parts if part)

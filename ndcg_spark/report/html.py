@@ -16,6 +16,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 import plotly.io as pio
+from plotly.colors import qualitative
 from plotly.offline import get_plotlyjs
 
 from ndcg_spark import columns as c
@@ -60,7 +61,17 @@ def _chart(figure: go.Figure, chart_id: str) -> str:
 
 
 def _runs(data: ReportData) -> list[str]:
-    return sorted({row[c.RUN_ID] for row in data.summary})
+    """Today's runs, the baseline first, then by name."""
+    return sorted({row[c.RUN_ID] for row in data.summary}, key=lambda run: (run != data.baseline, run))
+
+
+def _colors(data: ReportData) -> dict[str, str]:
+    """One color per run on every chart: today's runs in table order, then runs seen only on
+    earlier dates of the trend. (Plotly's own cycle colors each chart's traces in its order, so
+    a chart without the baseline drew every run in the next run's color.)"""
+    earlier = sorted({run for _, run, _ in data.trend} - set(_runs(data)))
+    palette = qualitative.Plotly
+    return {run: palette[i % len(palette)] for i, run in enumerate([*_runs(data), *earlier])}
 
 
 def _summary_section(data: ReportData) -> str:
@@ -79,17 +90,18 @@ def _summary_section(data: ReportData) -> str:
 
 
 def _by_k_chart(data: ReportData) -> str:
-    figure = go.Figure()
+    figure, colors = go.Figure(), _colors(data)
     for run in _runs(data):
         points = sorted((row[c.K], row[c.NDCG]) for row in data.summary if row[c.RUN_ID] == run and row[c.K] is not None)
-        figure.add_trace(go.Scatter(x=[k for k, _ in points], y=[v for _, v in points], mode="lines+markers", name=run))
+        figure.add_trace(go.Scatter(x=[k for k, _ in points], y=[v for _, v in points], mode="lines+markers", name=run,
+                                    marker_color=colors[run], line_color=colors[run]))
     figure.update_layout(xaxis_title="k", yaxis_title="mean NDCG@k")
     return "<h2>NDCG@k against k</h2>" + _chart(figure, "ndcg-by-k")
 
 
 def _distribution_chart(data: ReportData) -> str:
     width = 1.0 / HISTOGRAM_BINS
-    figure = go.Figure()
+    figure, colors = go.Figure(), _colors(data)
     for run in _runs(data):
         counts = data.histogram.get(run, [0] * HISTOGRAM_BINS)
         total = sum(counts) or 1
@@ -98,6 +110,7 @@ def _distribution_chart(data: ReportData) -> str:
                 x=[(i + 0.5) * width for i in range(HISTOGRAM_BINS)],
                 y=[n / total for n in counts],
                 name=run,
+                marker_color=colors[run],
                 width=width * 0.9 / max(1, len(_runs(data))),
             )
         )
@@ -108,10 +121,11 @@ def _distribution_chart(data: ReportData) -> str:
 def _differences_section(data: ReportData) -> str:
     if not data.baseline or not data.differences:
         return ""
-    figure = go.Figure()
+    figure, colors = go.Figure(), _colors(data)
     for run, quantiles in sorted(data.differences.items()):
         figure.add_trace(
-            go.Scatter(x=[100 * i / QUANTILES for i in range(len(quantiles))], y=quantiles, mode="lines", name=run)
+            go.Scatter(x=[100 * i / QUANTILES for i in range(len(quantiles))], y=quantiles, mode="lines", name=run,
+                       line_color=colors.get(run))
         )
     figure.add_hline(y=0, line_color="#888")
     figure.update_layout(
@@ -158,10 +172,12 @@ def _comparison_section(data: ReportData) -> str:
 
 
 def _trend_chart(data: ReportData) -> str:
-    figure = go.Figure()
-    for run in sorted({run for _, run, _ in data.trend}):
+    figure, colors = go.Figure(), _colors(data)
+    for run in colors:
         points = [(date, value) for date, r, value in data.trend if r == run]
-        figure.add_trace(go.Scatter(x=[d for d, _ in points], y=[v for _, v in points], mode="lines+markers", name=run))
+        if points:
+            figure.add_trace(go.Scatter(x=[d for d, _ in points], y=[v for _, v in points], mode="lines+markers",
+                                        name=run, marker_color=colors[run], line_color=colors[run]))
     figure.update_layout(xaxis_title="eval date", yaxis_title=f"mean NDCG@{data.k}", xaxis_type="category")
     return f"<h2>NDCG@{data.k} across eval dates</h2>" + _chart(figure, "trend")
 

@@ -11,7 +11,7 @@ from typing import Literal, get_args
 from ndcg_spark import columns as c
 from ndcg_spark.comparison.resampling import ComparisonRow
 from ndcg_spark.evaluation import Evaluation
-from ndcg_spark.report.console import format_number, format_p, measure_label, summary_cutoffs, summary_variants
+from ndcg_spark.report.console import baseline_first, format_number, format_p, measure_label, summary_cutoffs, summary_variants
 
 TableFormat = Literal["markdown", "latex"]
 TABLE_MARKDOWN: TableFormat = "markdown"
@@ -28,6 +28,9 @@ class _Cell:
     text: str
     best: bool = False
     significant: bool = False
+    # Text of the caller's (a run name) is escaped; what this module formats (an interval's
+    # brackets) is written as it is.
+    escaped: bool = True
 
 
 def significant(row: ComparisonRow) -> bool:
@@ -50,7 +53,7 @@ def _summary_cells(evaluation: Evaluation) -> tuple[list[str], list[list[_Cell]]
     }
     header = ["run", *[measure_label(k) for k in cutoffs], "queries"]
     rows = []
-    for counts in evaluation.runs:
+    for counts in baseline_first(evaluation.runs, baseline):
         run = counts.run_id
         label = f"{run} (baseline)" if run == baseline else run
         cells = [_Cell(label)]
@@ -77,7 +80,7 @@ def _comparison_cells(evaluation: Evaluation) -> tuple[list[str], list[list[_Cel
                 _Cell(format_number(row.ndcg_baseline)),
                 _Cell(format_number(row.ndcg_run)),
                 _Cell(difference, significant=significant(row)),
-                _Cell(interval),
+                _Cell(interval, escaped=False),
                 _Cell(format_p(row.p_value_randomization_holm)),
                 _Cell(format_p(row.p_value_t_holm)),
             ]
@@ -100,15 +103,26 @@ def _notes(evaluation: Evaluation) -> list[str]:
     return notes
 
 
+# Characters that Markdown (or HTML inside it) would read as syntax: a `|` ends a cell, `<` opens a
+# tag that a renderer passing HTML through would run, `*`, `_` and the rest emphasize or link.
+_MARKDOWN_SPECIAL = {char: "\\" + char for char in "\\`*_[]|~#"}
+_MARKDOWN_SPECIAL.update({"<": "&lt;", ">": "&gt;", "&": "&amp;", "\n": " ", "\r": " "})
+
+
+def markdown_escape(text: str) -> str:
+    """A run name or title as literal text in a Markdown table: a newline is a space."""
+    return "".join(_MARKDOWN_SPECIAL.get(char, char) for char in text)
+
+
 def _markdown_cell(cell: _Cell) -> str:
-    text = cell.text.replace("|", "\\|") + (DAGGER if cell.significant else "")
+    text = (markdown_escape(cell.text) if cell.escaped else cell.text) + (DAGGER if cell.significant else "")
     return f"**{text}**" if cell.best else text
 
 
 def _markdown_table(header: Sequence[str], rows: Sequence[Sequence[_Cell]]) -> list[str]:
     aligns = [":---", *["---:"] * (len(header) - 1)]
     return [
-        "| " + " | ".join(header) + " |",
+        "| " + " | ".join(markdown_escape(name) for name in header) + " |",
         "| " + " | ".join(aligns) + " |",
         *["| " + " | ".join(_markdown_cell(cell) for cell in row) + " |" for row in rows],
     ]
@@ -116,11 +130,11 @@ def _markdown_table(header: Sequence[str], rows: Sequence[Sequence[_Cell]]) -> l
 
 def markdown(evaluation: Evaluation, title: str) -> str:
     """The summary table, then the comparison table when there is a baseline, then the notes."""
-    lines = [f"## NDCG: {title}", "", *_markdown_table(*_summary_cells(evaluation))]
+    lines = [f"## NDCG: {markdown_escape(title)}", "", *_markdown_table(*_summary_cells(evaluation))]
     if evaluation.comparison:
         lines += ["", "### Against the baseline", "", *_markdown_table(*_comparison_cells(evaluation))]
     for note in _notes(evaluation):  # a paragraph each
-        lines += ["", note]
+        lines += ["", markdown_escape(note)]
     return "\n".join(lines) + "\n"
 
 

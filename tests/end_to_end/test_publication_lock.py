@@ -42,7 +42,7 @@ def _dead_pid() -> int:
 
 def test_a_lock_of_a_dead_process_is_taken_over(inputs, tmp_path: Path, capsys) -> None:
     output = tmp_path / "out"
-    lock = _lock(output, socket.gethostname(), _dead_pid(), dt.datetime.now(dt.timezone.utc))
+    lock = _lock(output, socket.gethostname(), _dead_pid(), dt.datetime.now(dt.UTC))
     assert run_job(*inputs, output, "--lock-timeout", "30") == EXIT_OK
     assert not lock.exists()
     log = capsys.readouterr().err  # the job's step log: JSON lines off a terminal
@@ -52,7 +52,7 @@ def test_a_lock_of_a_dead_process_is_taken_over(inputs, tmp_path: Path, capsys) 
 
 def test_an_old_lock_is_taken_over(inputs, tmp_path: Path, capsys) -> None:
     output = tmp_path / "out"
-    old = dt.datetime.now(dt.timezone.utc) - dt.timedelta(hours=3)
+    old = dt.datetime.now(dt.UTC) - dt.timedelta(hours=3)
     _lock(output, "elsewhere.example", 12345, old)
     assert run_job(*inputs, output, "--lock-stale-after", "3600", "--lock-timeout", "30") == EXIT_OK
     log = capsys.readouterr().err
@@ -61,7 +61,7 @@ def test_an_old_lock_is_taken_over(inputs, tmp_path: Path, capsys) -> None:
 
 def test_a_live_lock_is_waited_for_then_named(inputs, tmp_path: Path, capsys) -> None:
     output = tmp_path / "out"
-    lock = _lock(output, socket.gethostname(), os.getpid(), dt.datetime.now(dt.timezone.utc))
+    lock = _lock(output, socket.gethostname(), os.getpid(), dt.datetime.now(dt.UTC))
     assert run_job(*inputs, output, "--lock-timeout", "2") == EXIT_FAILURE
     (line,) = error_lines(capsys.readouterr().err)
     assert line.startswith("ndcg-spark: output is being published by ") and f"pid {os.getpid()}" in line, line
@@ -140,8 +140,8 @@ def test_a_lock_that_changes_hands_during_a_takeover_goes_back_to_its_new_holder
     lock (as if the dead one had been released and taken in between): what was moved goes back,
     and this run waits for the live one, then times out naming it."""
     path = str(tmp_path / LOCK_FILE)
-    dead = _lock(tmp_path, socket.gethostname(), _dead_pid(), dt.datetime.now(dt.timezone.utc))
-    live = {"token": "t1", "host": "elsewhere.example", "pid": 4242, "since": dt.datetime.now(dt.timezone.utc)
+    dead = _lock(tmp_path, socket.gethostname(), _dead_pid(), dt.datetime.now(dt.UTC))
+    live = {"token": "t1", "host": "elsewhere.example", "pid": 4242, "since": dt.datetime.now(dt.UTC)
             .isoformat(timespec="seconds"), "eval_date": "2026-12-01"}
 
     class Racing(FileSystem):

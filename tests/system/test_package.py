@@ -3,6 +3,8 @@ the zip (not from the checkout or the installed package)."""
 
 from __future__ import annotations
 
+import json
+import re
 import subprocess
 import sys
 import zipfile
@@ -18,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PROBE = """
 import sys
 import ndcg_spark
-print("ndcg_spark from", ndcg_spark.__file__)
+print("ndcg_spark from", ndcg_spark.__file__, "version", ndcg_spark.__version__)
 sys.argv = ["evaluate_ndcg.py"] + sys.argv[1:]
 exec(open(sys.argv.pop(1)).read())
 """
@@ -38,6 +40,8 @@ def test_package_then_spark_submit_with_py_files(tmp_path: Path) -> None:
     with zipfile.ZipFile(dist / "ndcg_spark.zip") as archive:
         names = archive.namelist()
     assert "ndcg_spark/__init__.py" in names and "ndcg_spark/report/html.py" in names
+    # The wheel's metadata rides along, so that the version is read in the zip too.
+    assert any(name.endswith(".dist-info/METADATA") for name in names), names
 
     # Run from an empty folder, the job given as dist's copy, the library only through --py-files.
     work = tmp_path / "elsewhere"
@@ -55,3 +59,6 @@ def test_package_then_spark_submit_with_py_files(tmp_path: Path) -> None:
     assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
     assert f"ndcg_spark from {dist / 'ndcg_spark.zip'}" in done.stdout or "ndcg_spark.zip/ndcg_spark/__init__.py" in done.stdout
     assert pq.read_table(tmp_path / "out" / "summary").num_rows == 2 * 3
+    version = re.search(r'^version = "(.+)"', (ROOT / "pyproject.toml").read_text(), re.MULTILINE).group(1)
+    assert f" version {version}" in done.stdout
+    assert json.loads((tmp_path / "out" / "_manifests" / "latest.json").read_text())["versions"]["ndcg_spark"] == version

@@ -29,7 +29,7 @@ def test_spark_submit_runs_the_job(tmp_path: Path) -> None:
     env = job_env()
     done = subprocess.run(
         [str(spark_submit), "--conf", "spark.ui.enabled=false",
-         "--driver-java-options", f"-Dlog4j2.configurationFile={ROOT / 'conf' / 'log4j2.properties'}",
+         "--driver-java-options", f"-Dlog4j2.configurationFile={ROOT / 'ndcg_spark' / 'log4j2.properties'}",
          str(ROOT / "jobs" / "evaluate_ndcg.py"),
          "--judgments", judgments, "--results", results, "--output", str(output), "--k", "1,2", "--no-html-report"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=HANG_SECONDS,

@@ -174,6 +174,10 @@ def test_report_table_in_markdown_and_latex(spark: SparkSession) -> None:
     assert "\\begin{tabular}" in latex and "tiny" in latex and f"{summary[('r2', 2)]:.4f}" in latex
     with pytest.raises(ConfigError, match="table_format"):
         report.table("html")  # type: ignore[arg-type]
+    # str(report) speaks the API's words, not the job's flags
+    printed = str(report)
+    assert "(not scored; complete=True scores them 0)" in printed and "--complete" not in printed
+    assert "(2 runs)" in printed and "(1 runs)" not in printed
 
 
 def test_rank_order_breaks_tied_ranks_by_score_then_doc_id(spark: SparkSession) -> None:

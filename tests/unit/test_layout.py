@@ -10,7 +10,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "ndcg_spark"
 
 # Each step may import the steps before it, never one after it.
 FLOW = [
-    {"ndcg_spark", "columns", "errors", "options", "progress", "spark_conf", "frames", "sessions"},
+    {"columns", "errors", "options", "progress", "spark_conf", "frames", "sessions", "version"},
     {"io"},
     {"checks"},
     {"scoring"},
@@ -20,6 +20,7 @@ FLOW = [
     {"publish"},
     {"api"},
     {"evaluator"},
+    {"__init__"},  # the package root: the public names, re-exported
     {"job"},
     {"__main__"},
 ]
@@ -28,14 +29,24 @@ FLOW = [
 def _step(module: str) -> int:
     """The step of 'ndcg_spark.x.y' (or of the file 'x/y.py'): where x sits in FLOW."""
     parts = module.split(".")
+    if parts == ["ndcg_spark"]:
+        return FLOW.index({"__init__"})
     name = parts[1] if parts[0] == "ndcg_spark" and len(parts) > 1 else parts[0]
     return next(index for index, names in enumerate(FLOW) if name in names)
 
 
+def _submodule(name: str) -> bool:
+    return (PACKAGE / f"{name}.py").exists() or (PACKAGE / name / "__init__.py").exists()
+
+
 def _imports(path: Path) -> set[str]:
+    """The package's modules a file imports: `from ndcg_spark import columns` is the module
+    ndcg_spark.columns, `from ndcg_spark import evaluate` the package root."""
     found = set()
     for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("ndcg_spark"):
+        if isinstance(node, ast.ImportFrom) and node.module == "ndcg_spark":
+            found |= {f"ndcg_spark.{a.name}" if _submodule(a.name) else "ndcg_spark" for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("ndcg_spark"):
             found.add(node.module)
         elif isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names if alias.name.startswith("ndcg_spark")}
@@ -43,13 +54,19 @@ def _imports(path: Path) -> set[str]:
 
 
 def _modules() -> list[Path]:
-    return [path for path in sorted(PACKAGE.rglob("*.py")) if path.name != "__init__.py" or path.parent != PACKAGE]
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def _name(path: Path) -> str:
+    """'scoring.metrics' of scoring/metrics.py; '__init__' of the package root's file."""
+    relative = path.relative_to(PACKAGE).with_suffix("").as_posix().replace("/", ".")
+    return relative.removesuffix(".__init__")
 
 
 def test_imports_only_run_downstream() -> None:
     wrong = []
     for path in _modules():
-        relative = path.relative_to(PACKAGE).with_suffix("").as_posix().replace("/", ".")
+        relative = _name(path)
         own = _step(relative)
         wrong += [f"{relative} imports {target}" for target in _imports(path) if _step(target) > own]
     assert not wrong, wrong
@@ -59,6 +76,17 @@ def test_nothing_imports_the_job() -> None:
     outside = [path for path in _modules() if "job" not in path.relative_to(PACKAGE).parts[:1]]
     users = [str(path) for path in outside if any(t.startswith("ndcg_spark.job") for t in _imports(path))]
     assert users == [str(PACKAGE / "__main__.py")]
+
+
+def test_nothing_inside_imports_the_package_root() -> None:
+    """The root loads the whole API: a module that imports it for one name (the version, say)
+    loads everything, and would import in a cycle."""
+    users = [str(path) for path in _modules() if "ndcg_spark" in _imports(path)]
+    assert users == [], users
+
+
+def test_the_package_root_imports_no_job() -> None:
+    assert not [t for t in _imports(PACKAGE / "__init__.py") if t.startswith("ndcg_spark.job")]
 
 
 def test_scoring_takes_no_job_config() -> None:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import io
 import json
 
+import pytest
+
 from ndcg_spark import progress
 from ndcg_spark.job.config import JobConfig
-from ndcg_spark.job.session import session_conf
+from ndcg_spark.job.session import DRIVER_JAVA_OPTIONS, LOG4J_CONF, progress_bar, session_conf
 from ndcg_spark.progress import LOG_AUTO, LOG_JSON, LOG_TEXT
 
 
@@ -44,3 +46,18 @@ def test_progress_bar_only_on_a_terminal() -> None:
     config = JobConfig(judgments="j", results="r", output="o")
     assert session_conf(config, interactive=True)["spark.ui.showConsoleProgress"] == "true"
     assert session_conf(config, interactive=False)["spark.ui.showConsoleProgress"] == "false"
+    # --log-format text with stderr in a file: no bar in the file
+    assert progress_bar(True, Terminal()) and not progress_bar(True, io.StringIO()) and not progress_bar(False, Terminal())
+
+
+def test_a_jvm_the_job_starts_logs_quietly(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PYSPARK_GATEWAY_PORT", raising=False)
+    config = JobConfig(judgments="j", results="r", output="o")
+    options = session_conf(config)[DRIVER_JAVA_OPTIONS]
+    assert options == f"-Dlog4j2.configurationFile={LOG4J_CONF.as_uri()}" and LOG4J_CONF.is_file()
+    assert "rootLogger.level = error" in LOG4J_CONF.read_text()
+    # the driver's own options in [spark] win; under spark-submit the JVM runs already
+    mine = JobConfig(judgments="j", results="r", output="o", spark_conf={DRIVER_JAVA_OPTIONS: "-Dx=1"})
+    assert session_conf(mine)[DRIVER_JAVA_OPTIONS] == "-Dx=1"
+    monkeypatch.setenv("PYSPARK_GATEWAY_PORT", "1")
+    assert DRIVER_JAVA_OPTIONS not in session_conf(config)

@@ -47,11 +47,29 @@ def test_markdown_marks_the_best_value_and_significance() -> None:
         "| run | ndcg@10 | ndcg | queries |",
         "| :--- | ---: | ---: | ---: |",
         "| base (baseline) | 0.5000 | **0.6000** | 3 |",
-        "| new_1 | **0.7000†** | 0.5500 | 3 |",
+        "| new\\_1 | **0.7000†** | 0.5500 | 3 |",
     ]
-    assert "| new_1 | ndcg@10 | 0.5000 | 0.7000 | +0.2000† | [+0.1000, +0.3000] | 0.0100 | 0.5000 |" in lines
-    assert "| new_1 | ndcg | 0.5000 | 0.7000 | +0.2000 | [+0.1000, +0.3000] | 0.2000 | 0.5000 |" in lines
-    assert f"scored with {VARIANT}" in text and "p < 0.05 after Holm's correction" in text
+    assert "| new\\_1 | ndcg@10 | 0.5000 | 0.7000 | +0.2000† | [+0.1000, +0.3000] | 0.0100 | 0.5000 |" in lines
+    assert "| new\\_1 | ndcg | 0.5000 | 0.7000 | +0.2000 | [+0.1000, +0.3000] | 0.2000 | 0.5000 |" in lines
+    assert "scored with gain=linear;judged\\_only" in text and "p &lt; 0.05 after Holm's correction" in text
+
+
+def test_markdown_cells_are_literal_text_and_the_baseline_comes_first() -> None:
+    """A run named with `|`, a newline or HTML stays one cell of plain text; the baseline heads
+    the table even where it sorts last."""
+    hostile = "a|b\n<script>alert(1)</script>"
+    evaluation = _evaluation([])
+    evaluation = Evaluation(
+        summary=[_summary(hostile, 10, 0.4), *evaluation.summary],
+        runs=[RunCounts(hostile, 3, 0, 0), RunCounts("new_1", 3, 0, 0), RunCounts("base", 3, 0, 0)],
+        judgment_rows=10, result_rows=20, judged_queries=3, duplicate_judgments_dropped=0,
+        duplicate_results_dropped=0, complete=False, comparison=[_row(10, 0.01)],
+    )
+    rows = [line for line in markdown(evaluation, "t|1").splitlines() if line.startswith("| ") and "---" not in line]
+    assert rows[1].startswith("| base (baseline) |")
+    assert "| a\\|b &lt;script&gt;alert(1)&lt;/script&gt; | 0.4000 |" in rows[2]
+    assert all(row.replace("\\|", "").count("|") == rows[0].count("|") for row in rows[:4])
+    assert "<script>" not in markdown(evaluation, "<script>")
 
 
 def test_latex_tabular_with_bold_best_and_dagger() -> None:

@@ -1,0 +1,40 @@
+"""The HTML page draws each run in one color on every chart, the baseline first (no Spark)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+pytest.importorskip("plotly")
+
+from ndcg_spark.report.data import HISTOGRAM_BINS, ReportData  # noqa: E402
+from ndcg_spark.report.html import render  # noqa: E402
+
+
+def _row(run: str, k: int, ndcg: float) -> dict:
+    return {"run_id": run, "measure": "ndcg_cut", "k": k, "ndcg": ndcg, "num_queries": 3, "judged_at_k": 1.0,
+            "variant": "gain=linear"}
+
+
+def test_each_run_keeps_its_color_on_every_chart() -> None:
+    runs = ["bm25", "dense", "hybrid"]
+    data = ReportData(
+        title="2026-12-01", k=10, summary=[_row(run, k, 0.5) for run in runs for k in (5, 10)], comparison=[],
+        slices=[], histogram={run: [1] * HISTOGRAM_BINS for run in runs}, baseline="hybrid",
+        differences={"bm25": [-0.1, 0.0, 0.1], "dense": [-0.2, 0.1, 0.3]},
+        trend=[("2026-11-30", "old", 0.4), *[("2026-12-01", run, 0.5) for run in runs]],
+    )
+    page = render(data)
+    colors: dict[str, set[str]] = {}
+    for chart in re.findall(r"Plotly\.newPlot\(\s*\"[^\"]+\",\s*(\[.*?\]),\s*\{", page, re.DOTALL):
+        for trace in json.loads(chart):
+            color = (trace.get("line") or {}).get("color") or (trace.get("marker") or {}).get("color")
+            colors.setdefault(trace["name"], set()).add(color)
+    assert set(colors) == {*runs, "old"}
+    assert all(len(found) == 1 and None not in found for found in colors.values()), colors
+    assert len({next(iter(found)) for found in colors.values()}) == 4  # four runs, four colors
+    # the summary table: the baseline first
+    table = page.split("NDCG by run and cutoff", 1)[1]
+    assert table.index(">hybrid<") < table.index(">bm25<") < table.index(">dense<")
