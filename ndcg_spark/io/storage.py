@@ -47,6 +47,24 @@ class FileSystem:
     def mkdirs(self, path: str) -> None:
         self._fs.mkdirs(self._path(path))
 
+    def unwritable_folder(self, path: str) -> str | None:
+        """Why no folder can be written at path (it is a file, it is under one, or, on a local
+        disk, its nearest existing folder is not writable), or None. Asked before any input is
+        read: the error would otherwise come at publication, as a JVM stack trace."""
+        target = self._path(path)
+        probe = target
+        while probe is not None and not self._fs.exists(probe):
+            probe = probe.getParent()
+        if probe is None:
+            return None
+        if self._fs.getFileStatus(probe).isFile():
+            return "is a file, not a folder" if probe.equals(target) else f"is under {probe.toString()}, a file"
+        local = self._local(str(probe.toString()))
+        if self._scheme == "file" and not os.access(local, os.W_OK | os.X_OK):
+            where = "" if probe.equals(target) else f" ({local}, where it would be made)"
+            return f"cannot be written by this user{where}"
+        return None
+
     def is_empty_dir(self, path: str) -> bool:
         return self.exists(path) and len(self._fs.listStatus(self._path(path))) == 0
 

@@ -99,6 +99,15 @@ def _publishing(staging: Staging, layout: OutputLayout, config: JobConfig) -> It
         yield
 
 
+def _check_output(fs: FileSystem, output: str) -> None:
+    """An output where no folder can be written is a usage error, found before any input is read."""
+    problem = fs.unwritable_folder(output)
+    if problem is not None:
+        raise ConfigError(
+            f"output {output} {problem}: give --output (config file: [output] path) a folder this user can write"
+        )
+
+
 def _finish_interrupted(fs: FileSystem, layout: OutputLayout, config: JobConfig) -> Commit | None:
     """A publication a dead run left half done, finished under the lock; None when there is none
     (then nothing is locked or created)."""
@@ -112,7 +121,9 @@ def repair(config: JobConfig, interactive: bool) -> None:
     """--repair: finish an interrupted publication on the output, evaluate nothing."""
     spark = build_session(config, interactive)
     layout = OutputLayout(config.output, config.eval_date)
-    finished = _finish_interrupted(FileSystem(spark, config.output), layout, config)
+    fs = FileSystem(spark, config.output)
+    _check_output(fs, config.output)
+    finished = _finish_interrupted(fs, layout, config)
     if finished is None:
         print(f"nothing to repair in {config.output}")
     else:
@@ -179,6 +190,7 @@ def run(config: JobConfig, interactive: bool, renderer: ModuleType | None) -> No
     started = dt.datetime.now(dt.UTC)
     spark = build_session(config, interactive)
     layout = OutputLayout(config.output, config.eval_date)
+    _check_output(FileSystem(spark, config.output), config.output)
     staging = Staging(spark, config.output)
     try:
         _finish_interrupted(staging.fs, layout, config)  # a run died publishing here: finish that first

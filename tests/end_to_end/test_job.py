@@ -120,12 +120,47 @@ def _rejected(judgments: str, results: str, tmp_path: Path, capsys, *extra: str)
     return err
 
 
-def test_other_failures_exit_1_with_one_line(tmp_path: Path, capsys, inputs) -> None:
+# --- exit 1 is for transient failures only: what a rerun cannot fix is a usage (2) or input (3) error ---
+
+def _usage_error(capsys, *argv: str) -> str:
+    code = main(list(argv))
+    (line,) = error_lines(capsys.readouterr().err)
+    assert code == EXIT_USAGE, line
+    return line
+
+
+def test_an_output_that_is_a_file_or_under_one_or_unwritable_is_a_usage_error(tmp_path: Path, capsys, inputs) -> None:
     blocker = tmp_path / "file-not-folder"
-    blocker.write_text("an output path under a plain file cannot be created")
-    assert run_job(*inputs, str(blocker / "out")) == 1
-    err = "\n".join(error_lines(capsys.readouterr().err))
-    assert err.startswith("ndcg-spark: failed: ") and len(err.splitlines()) == 1
+    blocker.write_text("not a folder")
+    flags = ["--judgments", inputs[0], "--results", inputs[1], "--no-html-report", "--output"]
+    line = _usage_error(capsys, *flags, str(blocker))
+    assert line == f"ndcg-spark: output {blocker} is a file, not a folder: give --output (config file: [output] path)" \
+        " a folder this user can write"
+    assert f"is under {blocker}, a file" in _usage_error(capsys, *flags, str(blocker / "out"))
+    assert blocker.read_text() == "not a folder"
+    locked = tmp_path / "read-only"
+    locked.mkdir(mode=0o555)
+    if not os.access(locked, os.W_OK):  # root writes anywhere: then there is nothing to refuse
+        assert f"cannot be written by this user ({locked}, where it would be made)" in _usage_error(
+            capsys, *flags, str(locked / "out"))
+        assert list(locked.iterdir()) == []
+    assert _usage_error(capsys, "--repair", "--output", str(blocker)).startswith(f"ndcg-spark: output {blocker} is a file")
+
+
+def test_a_config_file_missing_or_not_toml_is_a_usage_error(tmp_path: Path, capsys) -> None:
+    assert "cannot read config" in _usage_error(capsys, "--config", str(tmp_path / "none.toml"))
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[input\njudgments = 1")
+    assert f"config {bad} is not valid TOML" in _usage_error(capsys, "--config", str(bad))
+
+
+def test_trec_text_given_as_parquet_names_the_format_flag(tmp_path: Path, capsys, inputs) -> None:
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 a 2\nq1 0 b 1\n")
+    line = _usage_error(capsys, "--judgments", str(qrels), "--results", inputs[1], "--output", str(tmp_path / "out"))
+    assert line == f"ndcg-spark: judgments {qrels} is not Parquet: for trec_eval's text (plain or .gz) pass" \
+        ' --judgments-format trec (config file: [input] judgments_format = "trec")'
+    assert not (tmp_path / "out").exists()
 
 
 def test_empty_input_is_rejected(tmp_path: Path, capsys, inputs) -> None:
