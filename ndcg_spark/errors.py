@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ndcg_spark.remedies import VOICE_PYTHON, Remedy, Voice
+
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
@@ -9,9 +11,19 @@ EXIT_INPUT_REJECTED = 3
 
 
 class NdcgSparkError(Exception):
-    """Base of the errors whose message is meant for the person on call, as one line."""
+    """Base of the errors whose message is meant for the person on call, as one line. One that a
+    setting cures carries it (`remedy`): str() phrases it for Python, `said(VOICE_JOB)` for the
+    command and its config file."""
 
     exit_code = EXIT_FAILURE
+    remedy: Remedy | None = None
+
+    def __str__(self) -> str:
+        return self.said(VOICE_PYTHON)
+
+    def said(self, voice: Voice) -> str:
+        message = super().__str__()
+        return message if self.remedy is None else f"{message}; {self.remedy.phrase(voice)}"
 
 
 class ConfigError(NdcgSparkError):
@@ -29,9 +41,17 @@ class InputError(NdcgSparkError):
     exit_code = EXIT_INPUT_REJECTED
 
     def __init__(
-        self, message: str, *, column: str | None = None, problem: str | None = None, bad: int = 0, rows: int = 0
+        self,
+        message: str,
+        *,
+        column: str | None = None,
+        problem: str | None = None,
+        bad: int = 0,
+        rows: int = 0,
+        remedy: Remedy | None = None,
     ) -> None:
         super().__init__(message)
+        self.remedy = remedy
         self.column = column
         self.problem = problem
         self.bad = bad

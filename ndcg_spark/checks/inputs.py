@@ -25,6 +25,7 @@ from ndcg_spark.options import (
     ORDER_BY_RANK,
     Options,
 )
+from ndcg_spark.remedies import Remedy
 
 JUDGMENTS = "judgments"
 RESULTS = "results"
@@ -60,6 +61,7 @@ class Duplicates:
     keep_first: tuple[Column, ...]
     lenient: bool
     refusal: str
+    remedy: Remedy | None = None
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -281,9 +283,9 @@ def _judgments(raw: DataFrame, path: str, options: Options, id_types: IdTypes, l
         lenient=options.duplicate_judgments == ON_DUPLICATE_JUDGMENT_KEEP_MAX,
         refusal=(
             f"columns '{names.query_id}', '{names.doc_id}': {{keys}} (query, doc) pairs are judged"
-            " more than once ({extra} extra rows); trec_eval refuses this, set [validation]"
-            ' duplicate_judgments = "keep_max" to keep the highest grade'
+            " more than once ({extra} extra rows); trec_eval refuses this"
         ),
+        remedy=Remedy("duplicate_judgments", ON_DUPLICATE_JUDGMENT_KEEP_MAX, "to keep the highest grade"),
     )
     return _input(JUDGMENTS, path, raw, columns, checks, duplicates, located)
 
@@ -325,8 +327,8 @@ def _results(source: Source, options: Options, id_types: IdTypes, located: bool,
         lenient=options.duplicate_results == ON_DUPLICATE_RESULT_KEEP_BEST,
         refusal=(
             f"columns '{names.query_id}', '{names.doc_id}': {{keys}} documents are retrieved more"
-            " than once for the same query and run ({extra} extra rows); trec_eval refuses this,"
-            ' set [validation] duplicate_results = "keep_best" to keep the best-scored copy'
+            " than once for the same query and run ({extra} extra rows); trec_eval refuses this"
         ),
+        remedy=Remedy("duplicate_results", ON_DUPLICATE_RESULT_KEEP_BEST, "to keep the best-scored copy"),
     )
     return _input(RESULTS, path, raw, columns, checks, duplicates, located)

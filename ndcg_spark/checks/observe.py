@@ -126,5 +126,5 @@ def enforce(observed: Observed) -> InputCounts:
     if extra and not source.duplicates.lenient:
         keys = _copied_keys(source)
         refusal = source.duplicates.refusal.replace("{keys}", str(keys)).replace("{extra}", str(extra))
-        raise InputError(f"{prefix}: {refusal}")
+        raise InputError(f"{prefix}: {refusal}", remedy=source.duplicates.remedy)
     return InputCounts(rows_read=rows, duplicates_dropped=extra)

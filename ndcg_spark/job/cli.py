@@ -16,6 +16,7 @@ from ndcg_spark.job.config import parse_args
 from ndcg_spark.job.run import repair, run
 from ndcg_spark.job.session import progress_bar
 from ndcg_spark.progress import LOG_TEXT
+from ndcg_spark.remedies import VOICE_JOB
 
 log = logging.getLogger("ndcg_spark")
 
@@ -49,7 +50,7 @@ def main(argv: Sequence[str]) -> int:
     except SystemExit as usage:  # argparse has already printed its message
         return int(usage.code or 0)
     except NdcgSparkError as error:
-        print(f"ndcg-spark: {error}", file=sys.stderr)
+        print(f"ndcg-spark: {error.said(VOICE_JOB)}", file=sys.stderr)
         return error.exit_code
     except Exception as error:  # noqa: BLE001 - one line for the scheduler, the trace for the log
         log.debug("job failed", exc_info=True)

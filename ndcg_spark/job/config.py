@@ -17,6 +17,8 @@ from ndcg_spark.options import (
     DEFAULT_PERMUTATIONS,
     DEFAULT_RUN_ID,
     DEFAULT_SEED,
+    DUPLICATE_JUDGMENT_POLICIES,
+    DUPLICATE_RESULT_POLICIES,
     GAIN_LINEAR,
     GAINS,
     ON_DUPLICATE_ERROR,
@@ -307,6 +309,16 @@ def argument_parser() -> argparse.ArgumentParser:
         help="every judged query counts; a run lacking it scores 0 (trec_eval -c)",
     )
     parser.add_argument("--run-id", help="name of the run when results have no run_id column")
+    parser.add_argument(
+        "--duplicate-judgments",
+        choices=DUPLICATE_JUDGMENT_POLICIES,
+        help="error (trec_eval, default) or keep_max: keep the highest grade of a (query, doc) judged more than once",
+    )
+    parser.add_argument(
+        "--duplicate-results",
+        choices=DUPLICATE_RESULT_POLICIES,
+        help="error (trec_eval, default) or keep_best: keep the best-ranked copy of a document retrieved twice",
+    )
     parser.add_argument("--config", help="TOML config file; flags override it")
     parser.add_argument("--eval-date", help="YYYY-MM-DD: partition the outputs; a rerun replaces that date")
     parser.add_argument("--judgments-format", choices=FORMATS, help="parquet (default) or trec qrels text")
@@ -360,6 +372,8 @@ def parse_args(argv: Sequence[str]) -> JobConfig:
         "gain": args.gain,
         "complete": args.complete,
         "run_id": args.run_id,
+        "duplicate_judgments": args.duplicate_judgments,
+        "duplicate_results": args.duplicate_results,
         "eval_date": args.eval_date,
         "judgments_format": args.judgments_format,
         "results_format": args.results_format,

@@ -175,12 +175,15 @@ def test_lenient_duplicates_are_opt_in_and_counted(spark: SparkSession, tmp_path
                                              "score": [1.0, 2.0, 1.5]})
     config = tmp_path / "lenient.toml"
     config.write_text('[validation]\nduplicate_results = "keep_best"\nduplicate_judgments = "keep_max"\n')
-    output = tmp_path / "out"
-    assert run_job(judgments, results, str(output), "--config", str(config), "--k", "1") == EXIT_OK
-    printed = capsys.readouterr().out
-    assert "dropped 1 duplicate judgment rows" in printed and "dropped 1 duplicate result rows" in printed
-    row = spark.read.parquet(str(output / "per_query")).filter(F.col(c.K) == 1).first()
-    assert (row[c.DCG], row[c.IDCG]) == (3.0, 3.0)  # a kept with score 2.0 and grade 3
+    # the config file's keys, or the flags that name the same settings
+    for name, extra in (("config", ("--config", str(config))),
+                        ("flags", ("--duplicate-results", "keep_best", "--duplicate-judgments", "keep_max"))):
+        output = tmp_path / name
+        assert run_job(judgments, results, str(output), *extra, "--k", "1") == EXIT_OK
+        printed = capsys.readouterr().out
+        assert "dropped 1 duplicate judgment rows" in printed and "dropped 1 duplicate result rows" in printed
+        row = spark.read.parquet(str(output / "per_query")).filter(F.col(c.K) == 1).first()
+        assert (row[c.DCG], row[c.IDCG]) == (3.0, 3.0)  # a kept with score 2.0 and grade 3
 
 
 @pytest.mark.parametrize("k", ["0", "-3", "ten", "5,,10", "2.5"])

@@ -59,9 +59,15 @@ CASES = {
                                              ("--gain", "exponential"), EXIT_INPUT_REJECTED,
                                              "column 'relevance': 1 of 6 rows exceed 1000"),
     "duplicated results": (JUDGMENTS, _with(RESULTS, doc_id=["a", "a", "z", "d", "a", "b", "a", "a", "d"]), (),
-                           EXIT_INPUT_REJECTED, "1 documents are retrieved more than once"),
+                           EXIT_INPUT_REJECTED,
+                           "1 documents are retrieved more than once for the same query and run (1 extra rows); trec_eval"
+                           ' refuses this; pass --duplicate-results keep_best (config file: [validation] duplicate_results'
+                           ' = "keep_best") to keep the best-scored copy'),
     "conflicting duplicate judgments": (_with(JUDGMENTS, doc_id=["a", "a", "c", "a", "d", "x"]), RESULTS, (),
-                                        EXIT_INPUT_REJECTED, "1 (query, doc) pairs are judged more than once"),
+                                        EXIT_INPUT_REJECTED,
+                                        "1 (query, doc) pairs are judged more than once (1 extra rows); trec_eval refuses"
+                                        " this; pass --duplicate-judgments keep_max (config file: [validation]"
+                                        ' duplicate_judgments = "keep_max") to keep the highest grade'),
     "bad k": (JUDGMENTS, RESULTS, ("--k", "ten"), EXIT_USAGE, "k must be positive integers"),
 }
 
@@ -111,9 +117,11 @@ def test_folder_without_parquet_and_missing_path(tmp_path: Path, capsys, previou
     (tmp_path / "hollow").mkdir()
     (tmp_path / "hollow" / "notes.txt").write_text("no parquet here")
     judgments = write(tmp_path / "j" / "part-0.parquet", JUDGMENTS)
-    for results in (str(tmp_path / "hollow"), str(tmp_path / "nowhere")):
-        outcome = _refused(capsys, *previous, judgments, results)
-        assert outcome.startswith(f"{EXIT_INPUT_REJECTED} ") and "cannot read Parquet" in outcome, outcome
+    # text where Parquet was expected: most often trec_eval's, its format flag forgotten
+    outcome = _refused(capsys, *previous, judgments, str(tmp_path / "hollow"))
+    assert outcome.startswith(f"{EXIT_USAGE} ") and "is not Parquet" in outcome and "--results-format trec" in outcome
+    outcome = _refused(capsys, *previous, judgments, str(tmp_path / "nowhere"))
+    assert outcome.startswith(f"{EXIT_INPUT_REJECTED} ") and "cannot read Parquet" in outcome, outcome
 
 
 def test_files_of_one_input_that_disagree_on_the_schema(tmp_path: Path, capsys, previous) -> None:

@@ -99,6 +99,7 @@ def test_refusals_are_the_classic_ones(both: tuple[dict, dict]) -> None:
     _, connect = both
     refused = connect["refusals"]
     assert refused["duplicates"]["error"] == "InputError" and "retrieved more than once" in refused["duplicates"]["message"]
+    assert refused["duplicates"]["message"].endswith('pass duplicate_results="keep_best" to keep the best-scored copy')
     assert refused["nan"]["error"] == "InputError" and "rows are NaN" in refused["nan"]["message"]
     assert refused["column"]["error"] == "InputError" and "missing column(s) 'relevance'" in refused["column"]["message"]
     assert refused["option"]["error"] == "ConfigError"

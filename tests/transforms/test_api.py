@@ -91,6 +91,10 @@ def test_bad_rows_and_options_raise_the_jobs_messages(spark: SparkSession) -> No
         evaluate(judgments, results, columns={"query": "q"})
     with pytest.raises(ConfigError, match="baseline run 'nope' is not in the results"):
         evaluate(judgments, results, baseline="nope")
+    # a refusal a setting cures names evaluate's keyword, not the job's flag or config key
+    with pytest.raises(InputError) as refused:
+        evaluate(judgments.unionByName(judgments), results)
+    assert str(refused.value).endswith('trec_eval refuses this; pass duplicate_judgments="keep_max" to keep the highest grade')
 
 
 def test_compare_on_per_query_results(spark: SparkSession) -> None:

@@ -1,0 +1,47 @@
+"""A remedy in the caller's own words: the flag on the command line, the keyword in Python, the
+key in a config file. An error that a setting cures carries the setting and the value
+(NdcgSparkError.remedy); the edge that shows the error phrases it for its caller."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Voice = Literal["python", "job"]
+VOICE_PYTHON: Voice = "python"
+VOICE_JOB: Voice = "job"
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting as each caller spells it."""
+
+    keyword: str  # evaluate()'s keyword argument
+    flag: str  # the command's flag
+    section: str  # the config file's table
+    key: str  # the key in that table
+
+
+SETTINGS = {
+    setting.keyword: setting
+    for setting in (
+        Setting("duplicate_judgments", "--duplicate-judgments", "validation", "duplicate_judgments"),
+        Setting("duplicate_results", "--duplicate-results", "validation", "duplicate_results"),
+        Setting("complete", "--complete", "evaluation", "complete"),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Remedy:
+    """Set `keyword` to `value`, which does `effect` (e.g. 'to keep the highest grade')."""
+
+    keyword: str
+    value: str
+    effect: str
+
+    def phrase(self, voice: Voice) -> str:
+        setting = SETTINGS[self.keyword]
+        if voice == VOICE_PYTHON:
+            return f'pass {setting.keyword}="{self.value}" {self.effect}'
+        return f'pass {setting.flag} {self.value} (config file: [{setting.section}] {setting.key} = "{self.value}") {self.effect}'
