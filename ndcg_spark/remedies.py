@@ -27,7 +27,6 @@ SETTINGS = {
     for setting in (
         Setting("duplicate_judgments", "--duplicate-judgments", "validation", "duplicate_judgments"),
         Setting("duplicate_results", "--duplicate-results", "validation", "duplicate_results"),
-        Setting("complete", "--complete", "evaluation", "complete"),
     )
 }
 
