@@ -26,11 +26,12 @@ def __getattr__(name: str) -> object:
             from ndcg_spark.evaluator import NdcgEvaluator
         except ModuleNotFoundError as error:  # pyspark.ml's own message names numpy, not the fix
             raise ModuleNotFoundError(
-                f"NdcgEvaluator needs pyspark.ml, which needs {error.name}: pip install \"ndcg-spark[ml]\"",
+                f'NdcgEvaluator needs pyspark.ml, which needs {error.name}: pip install "ndcg-spark[ml]"',
                 name=error.name,
             ) from error
         return NdcgEvaluator
     raise AttributeError(f"module 'ndcg_spark' has no attribute {name!r}")
+
 
 __all__ = [
     "ColumnNames",

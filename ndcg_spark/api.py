@@ -185,8 +185,9 @@ def compare(
     require_columns(per_query, "per_query", _GIVEN, [c.RUN_ID, c.QUERY_ID, c.MEASURE, c.K, c.NDCG])
     # A few run ids, put in order on the driver as the job's summary is (no sampling job);
     # NULL first, as Spark's ascending order puts it.
-    runs = sorted((row[0] for row in per_query.select(c.RUN_ID).distinct().collect()),
-                  key=lambda run: (run is not None, run or ""))
+    runs = sorted(
+        (row[0] for row in per_query.select(c.RUN_ID).distinct().collect()), key=lambda run: (run is not None, run or "")
+    )
     measured = per_query.select(c.MEASURE, c.K).distinct().collect()
     cutoffs = sorted((Cutoff(row[0], row[1]) for row in measured), key=lambda cut: c.cutoff_order(cut.k))
     spark = per_query.sparkSession

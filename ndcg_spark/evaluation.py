@@ -216,7 +216,11 @@ def _report(
             slices = sorted(
                 slice_summary(per_query, by_query, options.slices).collect(),
                 key=lambda row: (
-                    row[SLICE], row[SLICE_VALUE] is None, row[SLICE_VALUE] or "", row[c.RUN_ID], *_measure_order(row)
+                    row[SLICE],
+                    row[SLICE_VALUE] is None,
+                    row[SLICE_VALUE] or "",
+                    row[c.RUN_ID],
+                    *_measure_order(row),
                 ),
             )
             counts.update(rows=len(slices))

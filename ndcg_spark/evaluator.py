@@ -133,7 +133,7 @@ class NdcgEvaluator(Evaluator, HasLabelCol, HasPredictionCol, DefaultParamsReada
         message = f"NdcgEvaluator: {param} {error.column!r}: {error.bad} of {error.rows} rows {error.problem}"
         if param == "predictionCol" and error.problem == ARE_NAN:
             message += (
-                '; ALS predicts NaN for users and items it did not see in training: set'
+                "; ALS predicts NaN for users and items it did not see in training: set"
                 ' ALS(coldStartStrategy="drop"), or drop those rows before evaluating'
             )
         return InputError(message, column=error.column, problem=error.problem, bad=error.bad, rows=error.rows)

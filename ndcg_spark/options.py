@@ -225,9 +225,7 @@ class Options:
             order_by=choice("order_by", self.order_by, ORDERS),
             run_id=str(self.run_id),
             duplicate_results=choice("duplicate_results", self.duplicate_results, DUPLICATE_RESULT_POLICIES),
-            duplicate_judgments=choice(
-                "duplicate_judgments", self.duplicate_judgments, DUPLICATE_JUDGMENT_POLICIES
-            ),
+            duplicate_judgments=choice("duplicate_judgments", self.duplicate_judgments, DUPLICATE_JUDGMENT_POLICIES),
             columns=column_names(self.columns),
             baseline=None if self.baseline is None else str(self.baseline),
             permutations=count("permutations", self.permutations, 1, MAX_RESAMPLES),

@@ -94,9 +94,7 @@ def log_step(name: str, seconds: float, **fields: Any) -> None:
     """One line for a finished step: its name, how long it took, and its counts."""
     entry = {"step": name, "seconds": round(seconds, 2), **fields}
     detail = _readable(fields)
-    logging.getLogger(LOGGER).info(
-        f"{name} done in {seconds:.1f} s" + (f": {detail}" if detail else ""), extra={_FIELDS: entry}
-    )
+    logging.getLogger(LOGGER).info(f"{name} done in {seconds:.1f} s" + (f": {detail}" if detail else ""), extra={_FIELDS: entry})
 
 
 @contextmanager

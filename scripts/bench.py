@@ -76,14 +76,14 @@ def _write_chunk(out: Path, part: int, queries, depths, judged: int, rng) -> Non
     starts = np.repeat(np.cumsum(depths) - depths, depths)
     doc = (np.arange(len(query), dtype=np.int64) - starts) * 2
     score = np.round(rng.random(len(query)), 3)  # 3 decimals: ties are common
-    pq.write_table(pa.table({"query_id": query, "doc_id": doc, "score": score}),
-                   out / "results" / f"part-{part:05d}.parquet")
+    pq.write_table(pa.table({"query_id": query, "doc_id": doc, "score": score}), out / "results" / f"part-{part:05d}.parquet")
     j_query = np.repeat(queries, judged)
     base = np.tile(np.arange(judged, dtype=np.int64), len(queries))
     j_doc = np.where(base % 2 == 0, base, base + 2 * np.repeat(depths, judged) + 1)
     relevance = rng.integers(0, 4, len(j_query)).astype(np.int32)
-    pq.write_table(pa.table({"query_id": j_query, "doc_id": j_doc, "relevance": relevance}),
-                   out / "judgments" / f"part-{part:05d}.parquet")
+    pq.write_table(
+        pa.table({"query_id": j_query, "doc_id": j_doc, "relevance": relevance}), out / "judgments" / f"part-{part:05d}.parquet"
+    )
 
 
 def generate(out: Path, queries: int, depth: int, judged: int, skew: float, seed: int) -> None:
@@ -307,8 +307,17 @@ DEFAULT_PEERS = ("duckdb", "pytrec_eval", "ranx")
 SPARK_PEERS = {"bare_ndcg": BARE_NDCG, "bare_ndcg_output": BARE_NDCG_OUTPUT, "spark_ranking_metrics": SPARK_RANKING_METRICS}
 # Same semantics as the job (trec_eval's tie order included): a disagreement is a bug somewhere.
 # ranx breaks score ties its own way, so it may differ on data with ties; it is then left out.
-STRICT = {"job_skewed", "job_from", "bare_ndcg", "bare_ndcg_output", "duckdb", "duckdb_skewed", "pytrec_eval", "api",
-          "api_connect"}
+STRICT = {
+    "job_skewed",
+    "job_from",
+    "bare_ndcg",
+    "bare_ndcg_output",
+    "duckdb",
+    "duckdb_skewed",
+    "pytrec_eval",
+    "api",
+    "api_connect",
+}
 # Other semantics by design: timed all the same, with how far their means are from the job's.
 BY_DESIGN = {"spark_ranking_metrics"}
 
@@ -330,7 +339,9 @@ def timed(command: list[str], env: dict[str, str]) -> tuple[float, float, str]:
     with tempfile.NamedTemporaryFile("r", suffix=".time") as report:
         done = subprocess.run(
             ["/usr/bin/time", "-f", "%e %M", "-o", report.name, *command],
-            env=env, capture_output=True, text=True,
+            env=env,
+            capture_output=True,
+            text=True,
         )
         if done.returncode != 0:
             raise RuntimeError(f"{command[0]} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
@@ -361,8 +372,14 @@ def breakdown(tool: Tool, env: dict[str, str], events: Path) -> dict[str, float]
     gaps) and the job's own step log (one JSON line per step, with its end time and seconds)."""
     shutil.rmtree(events, ignore_errors=True)
     events.mkdir(parents=True)
-    log_conf = ["--conf", "spark.eventLog.enabled=true", "--conf", f"spark.eventLog.dir={events.as_uri()}",
-                "--conf", "spark.eventLog.compress=false"]
+    log_conf = [
+        "--conf",
+        "spark.eventLog.enabled=true",
+        "--conf",
+        f"spark.eventLog.dir={events.as_uri()}",
+        "--conf",
+        "spark.eventLog.compress=false",
+    ]
     command = [tool.command[0], *log_conf, *tool.command[1:]]  # spark-submit's options, then the job's
     started = time.time()
     done = subprocess.run(command, env={**env, **tool.env}, capture_output=True, text=True)
@@ -372,7 +389,7 @@ def breakdown(tool: Tool, env: dict[str, str], events: Path) -> dict[str, float]
     steps = {}
     for line in (done.stdout + done.stderr).splitlines():  # the step log goes where the job's log goes
         if '"step": ' in line:
-            record = json.loads(line[line.index("{"):])
+            record = json.loads(line[line.index("{") :])
             steps[record["step"]] = (_epoch(record["time"]) - record["seconds"], _epoch(record["time"]))
     app_start = app_end = 0.0
     jobs: dict[int, list[float]] = {}
@@ -393,6 +410,7 @@ def breakdown(tool: Tool, env: dict[str, str], events: Path) -> dict[str, float]
     for start, end in spans:  # the union of the jobs' spans: time some job was running
         busy += max(0.0, end - max(start, reach))
         reach = max(reach, end)
+
     def seconds(step: str) -> float:
         start, end = steps.get(step, (0.0, 0.0))
         return end - start
@@ -433,33 +451,56 @@ def main() -> None:
     parser.add_argument("--data", default=str(ROOT / "bench-data"))
     parser.add_argument("--out", default=str(ROOT / "bench-results"))
     parser.add_argument("--job-from", help="another checkout whose job to time beside this one's (job_from)")
-    parser.add_argument("--java-options", default="",
-                        help="more driver JVM options for every Spark tool alike, the floors included"
-                             " (e.g. -XX:TieredStopAtLevel=1)")
-    parser.add_argument("--breakdown", action="store_true",
-                        help="then one more run of each job with Spark's event log: where its time goes")
+    parser.add_argument(
+        "--java-options",
+        default="",
+        help="more driver JVM options for every Spark tool alike, the floors included (e.g. -XX:TieredStopAtLevel=1)",
+    )
+    parser.add_argument(
+        "--breakdown", action="store_true", help="then one more run of each job with Spark's event log: where its time goes"
+    )
     args = parser.parse_args()
 
     plain = dataset(Path(args.data), args, 0.0)
     skewed = dataset(Path(args.data), args, args.skew) if args.skew else None
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable,
-           "BENCH_DRIVER_MEMORY": args.driver_memory}
-    spark_submit = [str(Path(sys.executable).parent / "spark-submit"), "--master", "local[2]",
-                    "--driver-memory", args.driver_memory, "--conf", "spark.ui.enabled=false",
-                    "--driver-java-options",
-                    f"-Dlog4j2.configurationFile={ROOT / 'ndcg_spark' / 'log4j2.properties'} {args.java_options}".strip()]
+    env = {
+        **os.environ,
+        "PYSPARK_PYTHON": sys.executable,
+        "PYSPARK_DRIVER_PYTHON": sys.executable,
+        "BENCH_DRIVER_MEMORY": args.driver_memory,
+    }
+    spark_submit = [
+        str(Path(sys.executable).parent / "spark-submit"),
+        "--master",
+        "local[2]",
+        "--driver-memory",
+        args.driver_memory,
+        "--conf",
+        "spark.ui.enabled=false",
+        "--driver-java-options",
+        f"-Dlog4j2.configurationFile={ROOT / 'ndcg_spark' / 'log4j2.properties'} {args.java_options}".strip(),
+    ]
     scripts = Path(tempfile.mkdtemp(prefix="ndcg-bench-"))
     ks_json = json.dumps(list(KS))
 
     def job(name: str, data: Path, root: Path = ROOT) -> Tool:
         output = scripts / f"{name}-out"
-        command = [*spark_submit, str(root / "jobs" / "evaluate_ndcg.py"),
-                   "--judgments", str(data / "judgments"), "--results", str(data / "results"),
-                   "--output", str(output), "--k", ",".join(map(str, KS)),
-                   # The peers compute NDCG only: the HTML report (a few seconds) is left out.
-                   "--no-html-report"]
+        command = [
+            *spark_submit,
+            str(root / "jobs" / "evaluate_ndcg.py"),
+            "--judgments",
+            str(data / "judgments"),
+            "--results",
+            str(data / "results"),
+            "--output",
+            str(output),
+            "--k",
+            ",".join(map(str, KS)),
+            # The peers compute NDCG only: the HTML report (a few seconds) is left out.
+            "--no-html-report",
+        ]
         reference = "job" if root != ROOT else None if data == plain else "duckdb_skewed"
         # The other checkout's package first on the path (the venv holds this one's).
         env = {"PYTHONPATH": str(root)} if root != ROOT else {}
@@ -494,9 +535,14 @@ def main() -> None:
         for suffix, data in (("", plain), ("_skewed", skewed)):
             if data is None or (suffix and name != "duckdb"):
                 continue
-            tools.append(Tool(f"{name}{suffix}", [sys.executable, str(scripts / f"peer_{name}.py"),
-                                                  str(data / "judgments"), str(data / "results"), ks_json],
-                              means_from, "job" if not suffix else None))
+            tools.append(
+                Tool(
+                    f"{name}{suffix}",
+                    [sys.executable, str(scripts / f"peer_{name}.py"), str(data / "judgments"), str(data / "results"), ks_json],
+                    means_from,
+                    "job" if not suffix else None,
+                )
+            )
     for attempt in range(args.repeat):  # alternate the tools within each round
         for tool in tools:
             try:
@@ -528,17 +574,27 @@ def main() -> None:
     timed_tools = [tool for tool in tools if tool.name not in disagree]
     median = {tool.name: statistics.median(tool.walls) for tool in timed_tools}
     report = {
-        "queries": args.queries, "depth": args.depth, "judged_per_query": args.judged,
-        "result_rows": args.queries * args.depth, "judgment_rows": args.queries * args.judged,
-        "skew": args.skew, "ks": list(KS), "repeat": args.repeat, "driver_memory": args.driver_memory,
-        "cpus": os.cpu_count(), "java_options": args.java_options,
+        "queries": args.queries,
+        "depth": args.depth,
+        "judged_per_query": args.judged,
+        "result_rows": args.queries * args.depth,
+        "judgment_rows": args.queries * args.judged,
+        "skew": args.skew,
+        "ks": list(KS),
+        "repeat": args.repeat,
+        "driver_memory": args.driver_memory,
+        "cpus": os.cpu_count(),
+        "java_options": args.java_options,
         "wall_s": {tool.name: tool.walls for tool in timed_tools},
         "median_wall_s": median,
         "peak_rss_gb": {tool.name: max(tool.peaks) for tool in timed_tools},
         "ratio_to_floor": {name: value / median["floor"] for name, value in median.items()},
         "ratio_to_rank_floor": {name: value / median["rank_floor"] for name, value in median.items()},
-        "job_ratio_to_peer": {name: median["job"] / value for name, value in median.items()
-                              if name not in ("job", "job_skewed") and not name.endswith("_skewed")},
+        "job_ratio_to_peer": {
+            name: median["job"] / value
+            for name, value in median.items()
+            if name not in ("job", "job_skewed") and not name.endswith("_skewed")
+        },
         "job_from": args.job_from,
         "skewed_ratio_to_unskewed": median["job_skewed"] / median["job"] if "job_skewed" in median else None,
         "disagreeing_peers": disagree,
@@ -548,39 +604,56 @@ def main() -> None:
     }
     # A run with other JVM options gets files of its own beside the plain run's.
     jvm = re.sub(r"[^A-Za-z0-9]+", "_", args.java_options).strip("_")
-    stem = out / (f"bench-{args.queries}x{args.depth}" + (f"-skew{args.skew:g}" if args.skew else "")
-                  + (f"-{jvm}" if jvm else ""))
+    stem = out / (
+        f"bench-{args.queries}x{args.depth}" + (f"-skew{args.skew:g}" if args.skew else "") + (f"-{jvm}" if jvm else "")
+    )
     Path(f"{stem}.json").write_text(json.dumps(report, indent=2))
-    lines = [f"{args.queries * args.depth:,} result rows, {args.queries * args.judged:,} judgments,"
-             f" NDCG@{','.join(map(str, KS))}, local[2], driver {args.driver_memory},"
-             f" median of {args.repeat}" + (f", driver JVM options {args.java_options}" if args.java_options else ""),
-             "", "| tool | wall (s) | x floor | x ranking floor | job / tool | peak RSS (GB) |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        f"{args.queries * args.depth:,} result rows, {args.queries * args.judged:,} judgments,"
+        f" NDCG@{','.join(map(str, KS))}, local[2], driver {args.driver_memory},"
+        f" median of {args.repeat}" + (f", driver JVM options {args.java_options}" if args.java_options else ""),
+        "",
+        "| tool | wall (s) | x floor | x ranking floor | job / tool | peak RSS (GB) |",
+        "|---|---|---|---|---|---|",
+    ]
     for tool in timed_tools:
         ratio = report["job_ratio_to_peer"].get(tool.name)
-        lines.append(f"| {tool.name} | {median[tool.name]:.1f} | {report['ratio_to_floor'][tool.name]:.2f} |"
-                     f" {report['ratio_to_rank_floor'][tool.name]:.2f} |"
-                     f" {'' if ratio is None else f'{ratio:.2f}'} | {report['peak_rss_gb'][tool.name]:.2f} |")
+        lines.append(
+            f"| {tool.name} | {median[tool.name]:.1f} | {report['ratio_to_floor'][tool.name]:.2f} |"
+            f" {report['ratio_to_rank_floor'][tool.name]:.2f} |"
+            f" {'' if ratio is None else f'{ratio:.2f}'} | {report['peak_rss_gb'][tool.name]:.2f} |"
+        )
     if report["skewed_ratio_to_unskewed"] is not None:
-        lines += ["", f"skewed ({args.skew:.0%} of the rows in one query) / unskewed job:"
-                      f" {report['skewed_ratio_to_unskewed']:.2f}"]
+        lines += [
+            "",
+            f"skewed ({args.skew:.0%} of the rows in one query) / unskewed job: {report['skewed_ratio_to_unskewed']:.2f}",
+        ]
     for name, worst in disagree.items():
         lines += ["", f"{name}: disagrees with the job by {worst:.3g} (left out)"]
     for name, worst in by_design.items():
-        lines += ["", f"{name}: its mean NDCG@k differs from the job's (trec_eval's) by up to {worst:.3g}:"
-                      " binary relevance from Python (see docs/performance.md)"]
+        lines += [
+            "",
+            f"{name}: its mean NDCG@k differs from the job's (trec_eval's) by up to {worst:.3g}:"
+            " binary relevance from Python (see docs/performance.md)",
+        ]
     if args.breakdown:
         jobs = [tool for tool in tools if tool.name in ("job", "job_from")]
         parts = {tool.name: breakdown(tool, env, scripts / f"events-{tool.name}") for tool in jobs}
         report["breakdown"] = parts
         Path(f"{stem}.json").write_text(json.dumps(report, indent=2))
-        lines += ["", "Where one run's time goes (s; an extra run of each with Spark's event log):", "",
-                  "| run | wall | Spark jobs | start | main pass | its longest job | summary | publish |"
-                  " no Spark job running |", "|---|---|---|---|---|---|---|---|---|"]
+        lines += [
+            "",
+            "Where one run's time goes (s; an extra run of each with Spark's event log):",
+            "",
+            "| run | wall | Spark jobs | start | main pass | its longest job | summary | publish | no Spark job running |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
         for name, part in parts.items():
-            lines.append(f"| {name} | {part['wall']:.1f} | {part['spark_jobs']:.0f} | {part['start']:.1f} |"
-                         f" {part['main_pass']:.1f} | {part['longest_job_in_main_pass']:.1f} |"
-                         f" {part['summary']:.1f} | {part['publish']:.1f} | {part['no_spark_job_running']:.1f} |")
+            lines.append(
+                f"| {name} | {part['wall']:.1f} | {part['spark_jobs']:.0f} | {part['start']:.1f} |"
+                f" {part['main_pass']:.1f} | {part['longest_job_in_main_pass']:.1f} |"
+                f" {part['summary']:.1f} | {part['publish']:.1f} | {part['no_spark_job_running']:.1f} |"
+            )
     Path(f"{stem}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     shutil.rmtree(scripts, ignore_errors=True)

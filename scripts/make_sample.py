@@ -56,9 +56,7 @@ def generate(queries: int, depth: int, seed: int) -> tuple[pa.Table, pa.Table]:
                 results["doc_id"].append(doc)
                 results["score"].append(score)  # rounded: ties are common
                 results["rank"].append(rank)
-    judgment_schema = pa.schema(
-        [("query_id", pa.string()), ("doc_id", pa.string()), ("relevance", pa.int32())]
-    )
+    judgment_schema = pa.schema([("query_id", pa.string()), ("doc_id", pa.string()), ("relevance", pa.int32())])
     result_schema = pa.schema(
         [
             ("run_id", pa.string()),

@@ -78,4 +78,4 @@ def run(marks: Path, actions: list[str], argv: list[str]) -> int:
 
 if __name__ == "__main__":
     split = sys.argv.index("--")
-    sys.exit(run(Path(sys.argv[1]), sys.argv[2:split], sys.argv[split + 1:]))
+    sys.exit(run(Path(sys.argv[1]), sys.argv[2:split], sys.argv[split + 1 :]))

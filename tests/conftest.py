@@ -61,9 +61,13 @@ def job_env(*, pythonpath: bool = False, **extra: str) -> dict[str, str]:
         env.pop("PYTHONPATH", None)
     return env
 
+
 # A tiny evaluation: three judged queries, two runs; q3 is judged only, q9 retrieved only.
-JUDGMENTS = {"query_id": ["q1", "q1", "q1", "q2", "q2", "q3"], "doc_id": ["a", "b", "c", "a", "d", "x"],
-             "relevance": [2, 1, 0, 1, 3, 1]}
+JUDGMENTS = {
+    "query_id": ["q1", "q1", "q1", "q2", "q2", "q3"],
+    "doc_id": ["a", "b", "c", "a", "d", "x"],
+    "relevance": [2, 1, 0, 1, 3, 1],
+}
 RESULTS = {
     "run_id": ["r1", "r1", "r1", "r1", "r1", "r2", "r2", "r2", "r2"],
     "query_id": ["q1", "q1", "q1", "q2", "q9", "q1", "q1", "q2", "q2"],

@@ -114,12 +114,16 @@ def several_inputs(spark: SparkSession, scratch: Path) -> Result:
 def comparison(spark: SparkSession, scratch: Path) -> Result:
     """A baseline, slices from query metadata, compare() on the per-query rows, and the tables."""
     judgments, results = _frames(spark, seed=3)
-    metadata = rows_frame(
-        spark, [(f"q{q}", "short" if q % 3 else "long") for q in range(12)], "query_id string, length string"
-    )
+    metadata = rows_frame(spark, [(f"q{q}", "short" if q % 3 else "long") for q in range(12)], "query_id string, length string")
     report = evaluate(
-        judgments, results, ks=(3, 10), baseline="r1", permutations=50, bootstrap=50,
-        slices=["length"], query_metadata=metadata,
+        judgments,
+        results,
+        ks=(3, 10),
+        baseline="r1",
+        permutations=50,
+        bootstrap=50,
+        slices=["length"],
+        query_metadata=metadata,
     )
     return {
         **_report(report),
@@ -154,8 +158,11 @@ def trec_files(spark: SparkSession, scratch: Path) -> Result:
 
 def tuning_frame(spark: SparkSession) -> DataFrame:
     """Candidates of 12 queries: the label is the feature `good` (graded 0-3); `noise` says nothing."""
-    rows = [(f"q{q}", f"d{d}", float((q + d) % 4), float((q + d) % 4), float((q * 7 + d * 5) % 6))
-            for q in range(12) for d in range(6)]
+    rows = [
+        (f"q{q}", f"d{d}", float((q + d) % 4), float((q + d) % 4), float((q * 7 + d * 5) % 6))
+        for q in range(12)
+        for d in range(6)
+    ]
     return rows_frame(spark, rows, "query_id string, doc_id string, label double, good double, noise double")
 
 

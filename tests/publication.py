@@ -26,16 +26,32 @@ def named_results(folder: Path, name: str) -> str:
 
 
 def job_arguments(judgments: str, results: str, output: Path, *extra: str) -> list[str]:
-    return ["--judgments", judgments, "--results", results, "--output", str(output), "--eval-date", DATE,
-            "--k", "1,2", "--no-html-report", *extra]
+    return [
+        "--judgments",
+        judgments,
+        "--results",
+        results,
+        "--output",
+        str(output),
+        "--eval-date",
+        DATE,
+        "--k",
+        "1,2",
+        "--no-html-report",
+        *extra,
+    ]
 
 
 def start_at_point(marks: Path, actions: list[str], arguments: list[str]) -> subprocess.Popen:
     """The job as a process of its own (its own process group, for a kill), acted on at points of
     its publication (tests/at_point.py); its stderr is kept for the failure message."""
     return subprocess.Popen(
-        [sys.executable, AT_POINT, str(marks), *actions, "--", *arguments], env=job_env(pythonpath=True),
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        [sys.executable, AT_POINT, str(marks), *actions, "--", *arguments],
+        env=job_env(pythonpath=True),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
     )
 
 

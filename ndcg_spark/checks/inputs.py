@@ -105,15 +105,12 @@ def require_columns(frame: DataFrame, label: str, path: str, names: Sequence[str
     missing = [name for name in names if name not in frame.columns]
     if missing:
         raise InputError(
-            f"{label} {path}: missing {what} {', '.join(repr(m) for m in missing)}"
-            f" (found: {', '.join(frame.columns)})"
+            f"{label} {path}: missing {what} {', '.join(repr(m) for m in missing)} (found: {', '.join(frame.columns)})"
         )
 
 
 def _wrong_type(label: str, path: str, name: str, found: T.DataType, expected: str) -> InputError:
-    return InputError(
-        f"{label} {path}: column '{name}' has type {found.simpleString()}, expected {expected}"
-    )
+    return InputError(f"{label} {path}: column '{name}' has type {found.simpleString()}, expected {expected}")
 
 
 def _check_id_type(frame: DataFrame, label: str, path: str, name: str) -> T.DataType:
@@ -175,9 +172,7 @@ def _input(
     )
 
 
-def canonical_inputs(
-    judgments: Source, results: Sequence[Source], options: Options, located: bool
-) -> tuple[Input, Input]:
+def canonical_inputs(judgments: Source, results: Sequence[Source], options: Options, located: bool) -> tuple[Input, Input]:
     """(judgments, results) in canonical columns; schema problems are refused here. Several
     results sources become one input, each source's rows tagged with its index (columns.INPUT).
     `located` says the frames carry Spark's file metadata (read from files), so a failed check
@@ -201,9 +196,7 @@ def canonical_inputs(
     )
     _known_runs(results, options)
     several = len(results) > 1
-    retrieved = [
-        _results(source, options, id_types, located, index if several else None) for index, source in enumerate(results)
-    ]
+    retrieved = [_results(source, options, id_types, located, index if several else None) for index, source in enumerate(results)]
     return _judgments(judgments.frame, judgments.path, options, id_types, located), _merged(retrieved, results)
 
 
@@ -252,9 +245,7 @@ def _judgments(raw: DataFrame, path: str, options: Options, id_types: IdTypes, l
     names = options.columns
     relevance_type = _column_type(raw, names.relevance)
     relevance = F.col(c.RELEVANCE)
-    checks = _null_checks(
-        [(names.query_id, c.QUERY_ID), (names.doc_id, c.DOC_ID), (names.relevance, c.RELEVANCE)]
-    )
+    checks = _null_checks([(names.query_id, c.QUERY_ID), (names.doc_id, c.DOC_ID), (names.relevance, c.RELEVANCE)])
     if isinstance(relevance_type, _FRACTIONAL_TYPES):
         checks += [
             Check(names.relevance, F.isnan(relevance), ARE_NAN),

@@ -78,9 +78,7 @@ def _is_copy(duplicates: Duplicates) -> Column:
     query, *rest = duplicates.lists
     keys = [c.DOC_ID, *rest]
     spec = Window.partitionBy(query).orderBy(*[F.col(key).asc() for key in keys], *duplicates.keep_first)
-    return F.coalesce(
-        reduce(and_, [F.lag(key, 1).over(spec).eqNullSafe(F.col(key)) for key in keys]), F.lit(False)
-    )
+    return F.coalesce(reduce(and_, [F.lag(key, 1).over(spec).eqNullSafe(F.col(key)) for key in keys]), F.lit(False))
 
 
 def _copied_keys(source: Input) -> int:

@@ -176,14 +176,11 @@ def paired(per_query: DataFrame, baseline: str, cutoffs: list[Cutoff]) -> DataFr
     runs = wide.filter(F.col(c.RUN_ID) != baseline).select(
         c.RUN_ID, c.QUERY_ID, *[F.col(_col("v", cut)).alias(_col("r", cut)) for cut in cutoffs]
     )
-    return (
-        runs.join(base, on=c.QUERY_ID, how="inner")
-        .select(
-            c.RUN_ID,
-            c.QUERY_ID,
-            *[F.col(_col(p, cut)) for cut in cutoffs for p in ("b", "r")],
-            *[(F.col(_col("r", cut)) - F.col(_col("b", cut))).alias(_col("d", cut)) for cut in cutoffs],
-        )
+    return runs.join(base, on=c.QUERY_ID, how="inner").select(
+        c.RUN_ID,
+        c.QUERY_ID,
+        *[F.col(_col(p, cut)) for cut in cutoffs for p in ("b", "r")],
+        *[(F.col(_col("r", cut)) - F.col(_col("b", cut))).alias(_col("d", cut)) for cut in cutoffs],
     )
 
 
@@ -259,8 +256,10 @@ def _indexed(pairs: DataFrame, plan: DataFrame) -> DataFrame:
     number (its position in query order); the window sorts only those few rows."""
     planned = pairs.join(F.broadcast(plan), on=c.RUN_ID)
     position = F.row_number().over(Window.partitionBy(c.RUN_ID).orderBy(c.QUERY_ID)) - 1
-    return planned.filter(F.col(_EXACT)).withColumn(_INDEX, position).unionByName(
-        planned.filter(~F.col(_EXACT)).withColumn(_INDEX, F.lit(None).cast(T.IntegerType()))
+    return (
+        planned.filter(F.col(_EXACT))
+        .withColumn(_INDEX, position)
+        .unionByName(planned.filter(~F.col(_EXACT)).withColumn(_INDEX, F.lit(None).cast(T.IntegerType())))
     )
 
 
@@ -283,15 +282,11 @@ def _draws(pairs: DataFrame, plan: DataFrame, cutoffs: list[Cutoff], resampling:
         _DRAWS,
         *[_fixed(F.col(_col("d", cut)), scale).alias(_col("f", cut)) for cut in cutoffs],
     )
-    exploded = fixed.select(
-        "*", F.explode(F.sequence(F.lit(0).cast(T.LongType()), F.col(_DRAWS) - 1)).alias(_DRAW)
-    ).select(
+    exploded = fixed.select("*", F.explode(F.sequence(F.lit(0).cast(T.LongType()), F.col(_DRAWS) - 1)).alias(_DRAW)).select(
         c.RUN_ID,
         _DRAW,
         *[F.col(_col("f", cut)) for cut in cutoffs],
-        F.when(draw < F.col(_PERMS), F.when(flipped, F.lit(-1)).otherwise(F.lit(1)))
-        .cast(T.LongType())
-        .alias(_SIGN),
+        F.when(draw < F.col(_PERMS), F.when(flipped, F.lit(-1)).otherwise(F.lit(1))).cast(T.LongType()).alias(_SIGN),
         F.when(draw < F.lit(resampling.bootstrap), weight).alias(_WEIGHT),
     )
     sums = [F.sum(_WEIGHT).alias(_WEIGHTS)]

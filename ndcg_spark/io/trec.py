@@ -102,9 +102,7 @@ def read_trec(spark: SparkSession, path: str, label: str, layout: Layout, names:
     return lines.select(*columns)
 
 
-def _malformed_message(
-    spark: SparkSession, path: str, label: str, layout: Layout, bad: DataFrame, count: int
-) -> str:
+def _malformed_message(spark: SparkSession, path: str, label: str, layout: Layout, bad: DataFrame, count: int) -> str:
     """Where the first malformed line is: its file, its line number, and the line itself."""
     first = (
         bad.select(F.col(_FILE_PATH).alias("file"), F.col(_BLOCK_START).alias("start"))

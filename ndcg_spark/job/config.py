@@ -98,8 +98,6 @@ class JobConfig:
         return [(None, self.results)]
 
 
-
-
 def parse_results(value: Any) -> tuple[str, tuple[tuple[str, str], ...]]:
     """--results given once as PATH, or as NAME=PATH once or more; [input] results as a path or
     a table of name = path. Returns (the unnamed path or "", the named inputs)."""
@@ -142,14 +140,6 @@ def parse_date(value: Any) -> dt.date:
         return dt.date.fromisoformat(str(value))
     except ValueError:
         raise ConfigError(f"eval-date must be YYYY-MM-DD, got {value!r}") from None
-
-
-
-
-
-
-
-
 
 
 def _table(doc: Mapping[str, Any], name: str) -> Mapping[str, Any]:
@@ -335,9 +325,7 @@ def argument_parser() -> argparse.ArgumentParser:
         const=True,
         help="also write trec_eval -q style text per run (DIR/trec_eval/run_id=RUN/part-00000.txt)",
     )
-    parser.add_argument(
-        "--no-html-report", dest="html_report", action="store_const", const=False, help="skip DIR/report/*.html"
-    )
+    parser.add_argument("--no-html-report", dest="html_report", action="store_const", const=False, help="skip DIR/report/*.html")
     parser.add_argument(
         "--report-format",
         choices=TABLE_FORMATS,

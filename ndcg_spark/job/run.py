@@ -103,9 +103,7 @@ def _check_output(fs: FileSystem, output: str) -> None:
     """An output where no folder can be written is a usage error, found before any input is read."""
     problem = fs.unwritable_folder(output)
     if problem is not None:
-        raise ConfigError(
-            f"output {output} {problem}: give --output (config file: [output] path) a folder this user can write"
-        )
+        raise ConfigError(f"output {output} {problem}: give --output (config file: [output] path) a folder this user can write")
 
 
 def _finish_interrupted(fs: FileSystem, layout: OutputLayout, config: JobConfig) -> Commit | None:
@@ -153,9 +151,7 @@ def _publish(
     page = None
     if renderer is not None:
         with progress.step("html report") as counts:
-            data = gather(
-                spark, layout, per_query, evaluation, config.ks, config.baseline, judged_warnings(evaluation)
-            )
+            data = gather(spark, layout, per_query, evaluation, config.ks, config.baseline, judged_warnings(evaluation))
             page = renderer.render(data)
             counts.update(bytes=len(page))
     with progress.step("publish") as counts:
@@ -163,9 +159,7 @@ def _publish(
         if page is not None:
             moves.append(stage_page(staging, layout, page))
         table = tables.render(evaluation, layout.label, config.report_format)
-        moves.append(
-            stage_file(staging, REPORT_TABLE, table, layout.table(tables.EXTENSIONS[config.report_format]))
-        )
+        moves.append(stage_file(staging, REPORT_TABLE, table, layout.table(tables.EXTENSIONS[config.report_format])))
         published = [move.published for move in moves]
         reached("staged")
         record = manifest.build(

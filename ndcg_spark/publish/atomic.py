@@ -82,18 +82,19 @@ def stage(spark: SparkSession, staging: Staging, dataset: Dataset) -> str:
     part = _single_part(staging.fs, folder)
     rows = spark.read.text(folder).count() if dataset.text else staging.fs.parquet_rows(part)
     if rows != dataset.expected_rows:
-        raise PublishError(
-            f"staged {dataset.name} has {rows} rows, the job computed {dataset.expected_rows}:"
-            " nothing published"
-        )
+        raise PublishError(f"staged {dataset.name} has {rows} rows, the job computed {dataset.expected_rows}: nothing published")
     return part
 
 
 def stage_all(spark: SparkSession, staging: Staging, layout: OutputLayout, datasets: list[Dataset]) -> list[Move]:
     """Stage and check every dataset; returns the moves that publish them, in the given order."""
     return [
-        Move(dataset.name, stage(spark, staging, dataset), f"{layout.folder(dataset.name)}/{dataset.part_file}",
-             dataset.expected_rows)
+        Move(
+            dataset.name,
+            stage(spark, staging, dataset),
+            f"{layout.folder(dataset.name)}/{dataset.part_file}",
+            dataset.expected_rows,
+        )
         for dataset in datasets
     ]
 

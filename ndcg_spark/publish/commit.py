@@ -70,6 +70,8 @@ def recover(fs: FileSystem, layout: OutputLayout) -> Commit | None:
     fs.delete(layout.commit)
     log.warning(
         "finished an interrupted publication on %s: %d files moved into place, manifest %s",
-        layout.root, len(publication.moves), publication.manifest_path,
+        layout.root,
+        len(publication.moves),
+        publication.manifest_path,
     )
     return publication

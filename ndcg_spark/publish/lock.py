@@ -115,9 +115,7 @@ def publication_lock(
             fs.delete(path)
 
 
-def _acquire(
-    fs: FileSystem, path: str, me: Holder, timeout_seconds: float, stale_seconds: float, clock: Clock
-) -> None:
+def _acquire(fs: FileSystem, path: str, me: Holder, timeout_seconds: float, stale_seconds: float, clock: Clock) -> None:
     deadline = clock.monotonic() + timeout_seconds
     text = json.dumps(asdict(me))
     waiting = False
@@ -138,9 +136,7 @@ def _acquire(
             log.info("waiting for the publication lock %s held by %s (up to %g s)", path, who, timeout_seconds)
             reached("waiting", who)
         if clock.monotonic() >= deadline:
-            raise LockTimeout(
-                f"output is being published by {who} ({path}); waited {timeout_seconds:g} s: nothing published"
-            )
+            raise LockTimeout(f"output is being published by {who} ({path}); waited {timeout_seconds:g} s: nothing published")
         clock.sleep(_POLL_SECONDS)
 
 
@@ -168,7 +164,8 @@ def _take_over(fs: FileSystem, path: str, found: str, holder: Holder | None) -> 
     if moved is not None:
         back = fs.create_exclusive(path, moved)
         log.warning(
-            "publication lock %s changed hands while taking over a stale one: %s", path,
+            "publication lock %s changed hands while taking over a stale one: %s",
+            path,
             "put back for its new holder" if back else "a third run has taken it since",
         )
     fs.delete(aside)

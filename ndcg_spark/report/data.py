@@ -66,20 +66,14 @@ def _differences(per_query: DataFrame, baseline: str, k: int) -> tuple[dict, dic
     points = [i / QUANTILES for i in range(QUANTILES + 1)]
     quantiles = {
         row[c.RUN_ID]: row["q"]
-        for row in pairs.groupBy(c.RUN_ID)
-        .agg(F.percentile_approx(d, points, QUANTILE_ACCURACY).alias("q"))
-        .collect()
+        for row in pairs.groupBy(c.RUN_ID).agg(F.percentile_approx(d, points, QUANTILE_ACCURACY).alias("q")).collect()
     }
     wins: dict[str, list[tuple[str, float]]] = {}
     losses: dict[str, list[tuple[str, float]]] = {}
     for target, order, side in ((wins, F.col(d).desc(), F.col(d) > 0), (losses, F.col(d).asc(), F.col(d) < 0)):
         place = F.row_number().over(Window.partitionBy(c.RUN_ID).orderBy(order, F.col(c.QUERY_ID)))
         extremes = (
-            pairs.filter(side)
-            .withColumn(_PLACE, place)
-            .filter(F.col(_PLACE) <= EXTREMES)
-            .orderBy(c.RUN_ID, _PLACE)
-            .collect()
+            pairs.filter(side).withColumn(_PLACE, place).filter(F.col(_PLACE) <= EXTREMES).orderBy(c.RUN_ID, _PLACE).collect()
         )
         for row in extremes:
             target.setdefault(row[c.RUN_ID], []).append((row[c.QUERY_ID], row[d]))

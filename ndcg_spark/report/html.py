@@ -48,9 +48,7 @@ th:first-child, td:first-child { text-align: left; }
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     head = "".join(f"<th>{html.escape(str(cell))}</th>" for cell in header)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(str(cell))}</td>" for cell in row) + "</tr>" for row in rows
-    )
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(cell))}</td>" for cell in row) + "</tr>" for row in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
@@ -93,8 +91,16 @@ def _by_k_chart(data: ReportData) -> str:
     figure, colors = go.Figure(), _colors(data)
     for run in _runs(data):
         points = sorted((row[c.K], row[c.NDCG]) for row in data.summary if row[c.RUN_ID] == run and row[c.K] is not None)
-        figure.add_trace(go.Scatter(x=[k for k, _ in points], y=[v for _, v in points], mode="lines+markers", name=run,
-                                    marker_color=colors[run], line_color=colors[run]))
+        figure.add_trace(
+            go.Scatter(
+                x=[k for k, _ in points],
+                y=[v for _, v in points],
+                mode="lines+markers",
+                name=run,
+                marker_color=colors[run],
+                line_color=colors[run],
+            )
+        )
     figure.update_layout(xaxis_title="k", yaxis_title="mean NDCG@k")
     return "<h2>NDCG@k against k</h2>" + _chart(figure, "ndcg-by-k")
 
@@ -124,8 +130,13 @@ def _differences_section(data: ReportData) -> str:
     figure, colors = go.Figure(), _colors(data)
     for run, quantiles in sorted(data.differences.items()):
         figure.add_trace(
-            go.Scatter(x=[100 * i / QUANTILES for i in range(len(quantiles))], y=quantiles, mode="lines", name=run,
-                       line_color=colors.get(run))
+            go.Scatter(
+                x=[100 * i / QUANTILES for i in range(len(quantiles))],
+                y=quantiles,
+                mode="lines",
+                name=run,
+                line_color=colors.get(run),
+            )
         )
     figure.add_hline(y=0, line_color="#888")
     figure.update_layout(
@@ -140,8 +151,12 @@ def _differences_section(data: ReportData) -> str:
         wins, losses = data.wins.get(run, []), data.losses.get(run, [])
         parts.append(f"<h3>{html.escape(run)}: biggest wins and losses at k={data.k}</h3>")
         rows = [
-            [wins[i][0] if i < len(wins) else "", format_number(wins[i][1]) if i < len(wins) else "",
-             losses[i][0] if i < len(losses) else "", format_number(losses[i][1]) if i < len(losses) else ""]
+            [
+                wins[i][0] if i < len(wins) else "",
+                format_number(wins[i][1]) if i < len(wins) else "",
+                losses[i][0] if i < len(losses) else "",
+                format_number(losses[i][1]) if i < len(losses) else "",
+            ]
             for i in range(max(len(wins), len(losses)))
         ]
         header = ["win: query", "difference", "loss: query", "difference"]
@@ -176,8 +191,16 @@ def _trend_chart(data: ReportData) -> str:
     for run in colors:
         points = [(date, value) for date, r, value in data.trend if r == run]
         if points:
-            figure.add_trace(go.Scatter(x=[d for d, _ in points], y=[v for _, v in points], mode="lines+markers",
-                                        name=run, marker_color=colors[run], line_color=colors[run]))
+            figure.add_trace(
+                go.Scatter(
+                    x=[d for d, _ in points],
+                    y=[v for _, v in points],
+                    mode="lines+markers",
+                    name=run,
+                    marker_color=colors[run],
+                    line_color=colors[run],
+                )
+            )
     figure.update_layout(xaxis_title="eval date", yaxis_title=f"mean NDCG@{data.k}", xaxis_type="category")
     return f"<h2>NDCG@{data.k} across eval dates</h2>" + _chart(figure, "trend")
 
@@ -215,7 +238,7 @@ def render(data: ReportData) -> str:
         ]
     )
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>ndcg-spark {html.escape(data.title)}</title><style>{_STYLE}</style>"
         f"<script>{get_plotlyjs()}</script></head><body>{body}</body></html>\n"
     )

@@ -48,8 +48,7 @@ def _summary_cells(evaluation: Evaluation) -> tuple[list[str], list[list[_Cell]]
     marked = {(row.run_id, row.k) for row in evaluation.comparison if significant(row)}
     baseline = evaluation.comparison[0].baseline if evaluation.comparison else None
     best = {
-        k: max((value for (_, key), value in values.items() if key == k and value is not None), default=None)
-        for k in cutoffs
+        k: max((value for (_, key), value in values.items() if key == k and value is not None), default=None) for k in cutoffs
     }
     header = ["run", *[measure_label(k) for k in cutoffs], "queries"]
     rows = []
@@ -59,9 +58,7 @@ def _summary_cells(evaluation: Evaluation) -> tuple[list[str], list[list[_Cell]]
         cells = [_Cell(label)]
         for k in cutoffs:
             value = values.get((run, k))
-            cells.append(
-                _Cell(format_number(value), value is not None and value == best[k], (run, k) in marked)
-            )
+            cells.append(_Cell(format_number(value), value is not None and value == best[k], (run, k) in marked))
         cells.append(_Cell(str(counts.evaluated)))
         rows.append(cells)
     return header, rows
@@ -139,8 +136,17 @@ def markdown(evaluation: Evaluation, title: str) -> str:
 
 
 _LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", DAGGER: r"$^\dagger$",
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    DAGGER: r"$^\dagger$",
 }
 
 

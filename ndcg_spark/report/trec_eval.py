@@ -47,8 +47,4 @@ def report_lines(per_query: DataFrame, summary: DataFrame) -> DataFrame:
 
 def sorted_lines(lines: DataFrame, run_id: str) -> DataFrame:
     """One run's lines in trec_eval's order, a total order (a run has one line per query and k)."""
-    return (
-        lines.filter(F.col(c.RUN_ID) == run_id)
-        .orderBy("block", "sort_query", F.col("sort_k").asc_nulls_first())
-        .select(LINE)
-    )
+    return lines.filter(F.col(c.RUN_ID) == run_id).orderBy("block", "sort_query", F.col("sort_k").asc_nulls_first()).select(LINE)

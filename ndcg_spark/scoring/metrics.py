@@ -138,9 +138,7 @@ def with_running_dcg(
     over_whole = {name: over(aggregate, WHOLE) for name, aggregate in (whole or {}).items()}
     pos, length, gain_value = sql_name(position), sql_name(LIST_LENGTH), sql_name(c.GAIN)
     if kept is None:
-        numbered = frame.withColumns(
-            {position: over("row_number()"), LIST_LENGTH: over("count(1)", WHOLE), **over_whole}
-        )
+        numbered = frame.withColumns({position: over("row_number()"), LIST_LENGTH: over("count(1)", WHOLE), **over_whole})
         if max_depth is not None:
             numbered = numbered.filter(F.expr(f"{pos} <= {max_depth}")).withColumn(
                 LIST_LENGTH, F.expr(f"least({length}, {max_depth})")
@@ -167,11 +165,7 @@ def with_running_dcg(
     sums = {running: over(f"sum({term})", RUNNING), CUM_RELEVANT: over(f"sum({_counted(relevant)})", RUNNING)}
     if judged is not None:
         sums[CUM_JUDGED] = over(f"sum({_counted(sql_name(judged))})", RUNNING)
-    return (
-        numbered.filter(F.expr(counted) | at_cutoffs(position, ks))
-        .withColumns(sums)
-        .filter(at_cutoffs(position, ks))
-    )
+    return numbered.filter(F.expr(counted) | at_cutoffs(position, ks)).withColumns(sums).filter(at_cutoffs(position, ks))
 
 
 def at_cutoffs(position: str, ks: Sequence[int]) -> Column:
@@ -195,9 +189,7 @@ def cutoff_ks(ks: Sequence[int], uncut: bool) -> list[int | None]:
     return [*ks, *([None] if uncut else [])]
 
 
-def judged_gains(
-    judgments: DataFrame, gain_kind: Gain, table: GainTable = (), judged_only: bool = False
-) -> DataFrame:
+def judged_gains(judgments: DataFrame, gain_kind: Gain, table: GainTable = (), judged_only: bool = False) -> DataFrame:
     """Both uses of the judgments (the join, the ideal DCG) must see the same plan, so that
     Spark reads and shuffles them once; the explicit non-null filter (ids are validated
     non-null) equals the one Spark would infer for the join only."""
@@ -257,9 +249,7 @@ def ranked_dcg(
         max_depth=max_depth,
         whole=spread,
     )
-    return ranked.select(
-        c.RUN_ID, c.QUERY_ID, c.POSITION, c.CUM_DCG, CUM_JUDGED, CUM_RELEVANT, *spread
-    )
+    return ranked.select(c.RUN_ID, c.QUERY_ID, c.POSITION, c.CUM_DCG, CUM_JUDGED, CUM_RELEVANT, *spread)
 
 
 def dcg_per_query(ranked: DataFrame, ks: Sequence[int], uncut: bool) -> DataFrame:
@@ -288,13 +278,10 @@ def ideal_dcg_per_query(gains: DataFrame, ks: Sequence[int], uncut: bool) -> Dat
     compilation (docs/performance.md, "Designs tried")."""
     order = [f"{sql_name(c.GAIN)} DESC", f"{sql_name(c.DOC_ID)} DESC"]
     ideal = with_running_dcg(gains, [c.QUERY_ID], order, c.IDEAL_POSITION, c.CUM_IDCG, ks)
-    return (
-        ideal.groupBy(c.QUERY_ID)
-        .agg(
-            _at_cutoff(c.IDEAL_POSITION, c.IDEAL_POSITION, None, c.NUM_JUDGED, _BIGINT),
-            _at_cutoff(CUM_RELEVANT, c.IDEAL_POSITION, None, c.NUM_RELEVANT, _BIGINT),
-            *[_at_cutoff(c.CUM_IDCG, c.IDEAL_POSITION, k, c.at_cutoff(c.IDCG, k)) for k in cutoff_ks(ks, uncut)],
-        )
+    return ideal.groupBy(c.QUERY_ID).agg(
+        _at_cutoff(c.IDEAL_POSITION, c.IDEAL_POSITION, None, c.NUM_JUDGED, _BIGINT),
+        _at_cutoff(CUM_RELEVANT, c.IDEAL_POSITION, None, c.NUM_RELEVANT, _BIGINT),
+        *[_at_cutoff(c.CUM_IDCG, c.IDEAL_POSITION, k, c.at_cutoff(c.IDCG, k)) for k in cutoff_ks(ks, uncut)],
     )
 
 
@@ -329,9 +316,9 @@ def query_pairs(
     gains, judged_only, max_depth: see gain and ranked_dcg. inputs: the results carry columns.INPUT, and
     each row gets the lowest and highest input index of its list (FIRST_INPUT, LAST_INPUT)."""
     labelled = judged_gains(judgments, gain_kind, gains, judged_only)
-    dcg = ranked_dcg(
-        results, labelled, order_by, ks, judged_only=judged_only, max_depth=max_depth, inputs=inputs
-    ).transform(lambda df: dcg_per_query(df, ks, uncut))
+    dcg = ranked_dcg(results, labelled, order_by, ks, judged_only=judged_only, max_depth=max_depth, inputs=inputs).transform(
+        lambda df: dcg_per_query(df, ks, uncut)
+    )
     ideal_gains = labelled if ideal_judgments is None else judged_gains(ideal_judgments, gain_kind, gains)
     ideal = ideal_dcg_per_query(ideal_gains, ks, uncut)
     if judged_queries is not None:
@@ -356,10 +343,7 @@ def evaluated_pairs(pairs: DataFrame, ks: Sequence[int], uncut: bool, complete: 
     judged = pairs.filter(is_judged(pairs)).select(c.QUERY_ID, *ideal_columns(ks, uncut))
     runs = pairs.filter(is_retrieved(pairs)).select(c.RUN_ID).distinct()
     retrieved = scored.drop(*ideal_columns(ks, uncut))
-    return (
-        runs.crossJoin(judged.dropDuplicates([c.QUERY_ID]))
-        .join(retrieved, on=[c.QUERY_ID, c.RUN_ID], how="left")
-    )
+    return runs.crossJoin(judged.dropDuplicates([c.QUERY_ID])).join(retrieved, on=[c.QUERY_ID, c.RUN_ID], how="left")
 
 
 def _cutoff_struct(k: int | None) -> str:
@@ -450,9 +434,7 @@ def ndcg_per_query(
         max_depth=max_depth,
     )
     variant = describe_variant(gain_kind, gains, judged_only, max_depth)
-    return evaluated_pairs(pairs, ks, uncut, complete).transform(
-        lambda df: per_query_rows(df, ks, uncut, variant)
-    )
+    return evaluated_pairs(pairs, ks, uncut, complete).transform(lambda df: per_query_rows(df, ks, uncut, variant))
 
 
 SUMMARY_COLUMNS = (c.RUN_ID, c.MEASURE, c.K, c.NDCG, c.NUM_QUERIES, c.JUDGED_AT_K, c.VARIANT)

@@ -28,8 +28,16 @@ SLICE_SUMMARY_SCHEMA = T.StructType(
         T.StructField(name, kind)
         for name, kind in zip(
             SLICE_SUMMARY_COLUMNS,
-            (T.StringType(), T.StringType(), T.StringType(), T.StringType(), T.IntegerType(),
-             T.DoubleType(), T.LongType(), T.DoubleType()),
+            (
+                T.StringType(),
+                T.StringType(),
+                T.StringType(),
+                T.StringType(),
+                T.IntegerType(),
+                T.DoubleType(),
+                T.LongType(),
+                T.DoubleType(),
+            ),
             strict=True,
         )
     ]
@@ -88,10 +96,7 @@ def _slice_column(index: int) -> str:
 def slice_summary(per_query: DataFrame, query_slices_frame: DataFrame, slices: Sequence[str]) -> DataFrame:
     """The summary's means per (slice column, value, run, cutoff)."""
     pairs = F.array(
-        *[
-            F.struct(F.lit(name).alias(SLICE), F.col(_slice_column(i)).alias(SLICE_VALUE))
-            for i, name in enumerate(slices)
-        ]
+        *[F.struct(F.lit(name).alias(SLICE), F.col(_slice_column(i)).alias(SLICE_VALUE)) for i, name in enumerate(slices)]
     )
     return (
         per_query.join(query_slices_frame, on=c.QUERY_ID, how="left")

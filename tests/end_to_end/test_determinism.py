@@ -22,8 +22,12 @@ _SETTINGS = ("spark.sql.shuffle.partitions", "spark.sql.adaptive.enabled")
 # were empty tasks).
 _MANY_FILES, _MANY_PARTITIONS = 13, 37
 _LAYOUTS = (
-    (1, 1, True), (1, 7, False), (1, _MANY_PARTITIONS, True),
-    (_MANY_FILES, 1, False), (_MANY_FILES, 7, True), (_MANY_FILES, _MANY_PARTITIONS, False),
+    (1, 1, True),
+    (1, 7, False),
+    (1, _MANY_PARTITIONS, True),
+    (_MANY_FILES, 1, False),
+    (_MANY_FILES, 7, True),
+    (_MANY_FILES, _MANY_PARTITIONS, False),
 )
 
 
@@ -70,8 +74,9 @@ def _report(spark: SparkSession, paths: tuple[str, str], out: Path, partitions: 
         f'[spark]\n"spark.sql.shuffle.partitions" = "{partitions}"\n'
         f'"spark.sql.adaptive.enabled" = "{str(aqe).lower()}"\n'
     )
-    code = main(["--judgments", paths[0], "--results", paths[1], "--output", str(out), "--config", str(config),
-                 "--no-html-report"])
+    code = main(
+        ["--judgments", paths[0], "--results", paths[1], "--output", str(out), "--config", str(config), "--no-html-report"]
+    )
     assert code == EXIT_OK
     return tuple(
         sorted(

@@ -45,8 +45,10 @@ def test_complete_comparison_pairs_every_judged_query(spark: SparkSession, input
     comparison's means and counts are the per-query rows', all three queries."""
     output = str(tmp_path / "out")
     assert run_job(*inputs, output, "--k", "2", "--complete", "--baseline", "r1") == EXIT_OK
-    per_query = {(row[c.RUN_ID], row[c.QUERY_ID]): row[c.NDCG]
-                 for row in spark.read.parquet(f"{output}/per_query").filter(F.col(c.K) == 2).collect()}
+    per_query = {
+        (row[c.RUN_ID], row[c.QUERY_ID]): row[c.NDCG]
+        for row in spark.read.parquet(f"{output}/per_query").filter(F.col(c.K) == 2).collect()
+    }
     (row,) = spark.read.parquet(f"{output}/comparison").filter(F.col(c.K) == 2).collect()
     queries = ("q1", "q2", "q3")
     assert per_query[("r1", "q3")] == per_query[("r2", "q3")] == 0.0
@@ -56,13 +58,18 @@ def test_complete_comparison_pairs_every_judged_query(spark: SparkSession, input
     differences = [per_query[("r2", q)] - per_query[("r1", q)] for q in queries]
     assert row["mean_difference"] == pytest.approx(sum(differences) / 3, abs=1e-12)
     assert (row["wins"], row["ties"], row["losses"]) == (
-        sum(d > 0 for d in differences), sum(d == 0 for d in differences), sum(d < 0 for d in differences))
+        sum(d > 0 for d in differences),
+        sum(d == 0 for d in differences),
+        sum(d < 0 for d in differences),
+    )
 
 
 def test_results_without_run_id_use_flag(spark: SparkSession, tmp_path: Path) -> None:
     judgments = write(tmp_path / "j.parquet", JUDGMENTS)
-    results = write(tmp_path / "r.parquet", {k: v for k, v in RESULTS.items() if k != "run_id"} | {
-        "doc_id": ["a", "b", "z", "d", "a", "c", "x", "y", "w"]})
+    results = write(
+        tmp_path / "r.parquet",
+        {k: v for k, v in RESULTS.items() if k != "run_id"} | {"doc_id": ["a", "b", "z", "d", "a", "c", "x", "y", "w"]},
+    )
     output = str(tmp_path / "out")
     assert run_job(judgments, results, output, "--run-id", "candidate") == EXIT_OK
     runs = spark.read.parquet(f"{output}/summary").select(c.RUN_ID).distinct().collect()
@@ -110,6 +117,7 @@ def test_eval_date_rerun_replaces_only_that_date(spark: SparkSession, inputs, tm
 
 # --- bad input (the whole corpus is in test_malformed.py): exit 3, one line, nothing written ---
 
+
 def _rejected(judgments: str, results: str, tmp_path: Path, capsys, *extra: str) -> str:
     output = tmp_path / "out"
     code = run_job(judgments, results, str(output), *extra)
@@ -121,6 +129,7 @@ def _rejected(judgments: str, results: str, tmp_path: Path, capsys, *extra: str)
 
 
 # --- exit 1 is for transient failures only: what a rerun cannot fix is a usage (2) or input (3) error ---
+
 
 def _usage_error(capsys, *argv: str) -> str:
     code = main(list(argv))
@@ -134,15 +143,18 @@ def test_an_output_that_is_a_file_or_under_one_or_unwritable_is_a_usage_error(tm
     blocker.write_text("not a folder")
     flags = ["--judgments", inputs[0], "--results", inputs[1], "--no-html-report", "--output"]
     line = _usage_error(capsys, *flags, str(blocker))
-    assert line == f"ndcg-spark: output {blocker} is a file, not a folder: give --output (config file: [output] path)" \
+    assert (
+        line == f"ndcg-spark: output {blocker} is a file, not a folder: give --output (config file: [output] path)"
         " a folder this user can write"
+    )
     assert f"is under {blocker}, a file" in _usage_error(capsys, *flags, str(blocker / "out"))
     assert blocker.read_text() == "not a folder"
     locked = tmp_path / "read-only"
     locked.mkdir(mode=0o555)
     if not os.access(locked, os.W_OK):  # root writes anywhere: then there is nothing to refuse
         assert f"cannot be written by this user ({locked}, where it would be made)" in _usage_error(
-            capsys, *flags, str(locked / "out"))
+            capsys, *flags, str(locked / "out")
+        )
         assert list(locked.iterdir()) == []
     assert _usage_error(capsys, "--repair", "--output", str(blocker)).startswith(f"ndcg-spark: output {blocker} is a file")
 
@@ -158,8 +170,10 @@ def test_trec_text_given_as_parquet_names_the_format_flag(tmp_path: Path, capsys
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("q1 0 a 2\nq1 0 b 1\n")
     line = _usage_error(capsys, "--judgments", str(qrels), "--results", inputs[1], "--output", str(tmp_path / "out"))
-    assert line == f"ndcg-spark: judgments {qrels} is not Parquet: for trec_eval's text (plain or .gz) pass" \
+    assert (
+        line == f"ndcg-spark: judgments {qrels} is not Parquet: for trec_eval's text (plain or .gz) pass"
         ' --judgments-format trec (config file: [input] judgments_format = "trec")'
+    )
     assert not (tmp_path / "out").exists()
 
 
@@ -171,13 +185,14 @@ def test_empty_input_is_rejected(tmp_path: Path, capsys, inputs) -> None:
 
 def test_lenient_duplicates_are_opt_in_and_counted(spark: SparkSession, tmp_path: Path, capsys) -> None:
     judgments = write(tmp_path / "j.parquet", {"query_id": ["q", "q"], "doc_id": ["a", "a"], "relevance": [1, 3]})
-    results = write(tmp_path / "r.parquet", {"query_id": ["q", "q", "q"], "doc_id": ["a", "a", "b"],
-                                             "score": [1.0, 2.0, 1.5]})
+    results = write(tmp_path / "r.parquet", {"query_id": ["q", "q", "q"], "doc_id": ["a", "a", "b"], "score": [1.0, 2.0, 1.5]})
     config = tmp_path / "lenient.toml"
     config.write_text('[validation]\nduplicate_results = "keep_best"\nduplicate_judgments = "keep_max"\n')
     # the config file's keys, or the flags that name the same settings
-    for name, extra in (("config", ("--config", str(config))),
-                        ("flags", ("--duplicate-results", "keep_best", "--duplicate-judgments", "keep_max"))):
+    for name, extra in (
+        ("config", ("--config", str(config))),
+        ("flags", ("--duplicate-results", "keep_best", "--duplicate-judgments", "keep_max")),
+    ):
         output = tmp_path / name
         assert run_job(judgments, results, str(output), *extra, "--k", "1") == EXIT_OK
         printed = capsys.readouterr().out
@@ -207,8 +222,12 @@ def test_python_dash_m_is_the_command(inputs, tmp_path: Path) -> None:
     """`python -m ndcg_spark`: the same parser, refusing before Spark starts (no JVM here)."""
     done = subprocess.run([sys.executable, "-m", "ndcg_spark", "--help"], capture_output=True, text=True, timeout=HANG_SECONDS)
     assert done.returncode == EXIT_OK and "--judgments" in done.stdout
-    done = subprocess.run([sys.executable, "-m", "ndcg_spark", "--judgments", inputs[0], "--bogus"],
-                          capture_output=True, text=True, timeout=HANG_SECONDS)
+    done = subprocess.run(
+        [sys.executable, "-m", "ndcg_spark", "--judgments", inputs[0], "--bogus"],
+        capture_output=True,
+        text=True,
+        timeout=HANG_SECONDS,
+    )
     assert done.returncode == EXIT_USAGE and "--bogus" in done.stderr
 
 
@@ -236,8 +255,10 @@ def test_unknown_baseline_is_a_usage_error_and_publishes_nothing(tmp_path: Path,
     assert "baseline run 'nope' is not in the results (runs: r1, r2)" in line
     assert not (output / "summary").exists() and not (output / "_manifests").exists()
     # Without one the only run is --run-id: refused with the schemas, before the main pass.
-    one_run = write(tmp_path / "one" / "part-0.parquet", {k: v for k, v in RESULTS.items() if k != "run_id"} | {
-        "doc_id": ["a", "b", "z", "d", "a", "c", "x", "y", "w"]})
+    one_run = write(
+        tmp_path / "one" / "part-0.parquet",
+        {k: v for k, v in RESULTS.items() if k != "run_id"} | {"doc_id": ["a", "b", "z", "d", "a", "c", "x", "y", "w"]},
+    )
     assert run_job(inputs[0], one_run, str(output), "--baseline", "nope", "--run-id", "mine") == EXIT_USAGE
     (line,) = error_lines(capsys.readouterr().err)
     assert line == "ndcg-spark: baseline run 'nope' is not in the results (runs: mine)"
@@ -248,8 +269,10 @@ def test_a_top_k_less_than_half_judged_is_warned_of(spark: SparkSession, tmp_pat
     """One judged document among the four retrieved: the top 1 is wholly judged, the top 2 half
     (no warning: the bar is below half), the top 3 a third."""
     judgments = write(tmp_path / "j.parquet", {"query_id": ["q1"], "doc_id": ["a"], "relevance": [2]})
-    results = write(tmp_path / "r.parquet", {"run_id": ["r"] * 4, "query_id": ["q1"] * 4, "doc_id": ["a", "x", "y", "z"],
-                                             "score": [4.0, 3.0, 2.0, 1.0]})
+    results = write(
+        tmp_path / "r.parquet",
+        {"run_id": ["r"] * 4, "query_id": ["q1"] * 4, "doc_id": ["a", "x", "y", "z"], "score": [4.0, 3.0, 2.0, 1.0]},
+    )
     output = tmp_path / "out"
     assert run_job(judgments, results, str(output), "--k", "1,2,3") == EXIT_OK
     warnings = [line for line in capsys.readouterr().out.splitlines() if line.startswith("warning:")]

@@ -27,47 +27,111 @@ def _with(side: dict, **changes) -> dict:
 
 # name: (judgments columns, results columns, extra flags, exit code, message fragment)
 CASES = {
-    "score as text": (JUDGMENTS, _with(RESULTS, score=["high"] * 9), (), EXIT_INPUT_REJECTED,
-                      "column 'score' has type string"),
-    "relevance as text": (_with(JUDGMENTS, relevance=["2", "1", "0", "1", "3", "1"]), RESULTS, (),
-                          EXIT_INPUT_REJECTED, "column 'relevance' has type string"),
-    "query_id as float": (_with(JUDGMENTS, query_id=[1.5] * 6), RESULTS, (), EXIT_INPUT_REJECTED,
-                          "column 'query_id' has type double"),
-    "no score column": (JUDGMENTS, _with(RESULTS, score=None), (), EXIT_INPUT_REJECTED,
-                        "missing column(s) 'score'"),
-    "no relevance column": (_with(JUDGMENTS, relevance=None), RESULTS, (), EXIT_INPUT_REJECTED,
-                            "missing column(s) 'relevance'"),
-    "null query_id": (JUDGMENTS, _with(RESULTS, query_id=["q1", None, None, "q2", "q9", "q1", "q1", "q2", "q2"]),
-                      (), EXIT_INPUT_REJECTED, "column 'query_id': 2 of 9 rows are null"),
-    "null doc_id": (_with(JUDGMENTS, doc_id=["a", None, "c", "a", "d", "x"]), RESULTS, (), EXIT_INPUT_REJECTED,
-                    "column 'doc_id': 1 of 6 rows are null"),
-    "null run_id": (JUDGMENTS, _with(RESULTS, run_id=["r1"] * 8 + [None]), (), EXIT_INPUT_REJECTED,
-                    "column 'run_id': 1 of 9 rows are null"),
-    "null score": (JUDGMENTS, _with(RESULTS, score=[None] + NINE_SCORES[1:]), (), EXIT_INPUT_REJECTED,
-                   "column 'score': 1 of 9 rows are null"),
-    "NaN score": (JUDGMENTS, _with(RESULTS, score=[float("nan")] * 3 + NINE_SCORES[3:]), (),
-                  EXIT_INPUT_REJECTED, "column 'score': 3 of 9 rows are NaN"),
-    "+inf score": (JUDGMENTS, _with(RESULTS, score=[float("inf")] + NINE_SCORES[1:]), (), EXIT_INPUT_REJECTED,
-                   "column 'score': 1 of 9 rows are infinite"),
-    "null relevance": (_with(JUDGMENTS, relevance=[2, None, 0, 1, 3, 1]), RESULTS, (), EXIT_INPUT_REJECTED,
-                       "column 'relevance': 1 of 6 rows are null"),
-    "fractional relevance": (_with(JUDGMENTS, relevance=[2.0, 1.5, 0.0, 1.0, 3.0, 0.5]), RESULTS, (),
-                             EXIT_INPUT_REJECTED, "column 'relevance': 2 of 6 rows are not whole numbers"),
-    "NaN relevance": (_with(JUDGMENTS, relevance=[2.0, float("nan"), 0.0, 1.0, 3.0, 1.0]), RESULTS, (),
-                      EXIT_INPUT_REJECTED, "column 'relevance': 1 of 6 rows are NaN"),
-    "grade too large for exponential gain": (_with(JUDGMENTS, relevance=[2, 1, 0, 1, 3, 5000]), RESULTS,
-                                             ("--gain", "exponential"), EXIT_INPUT_REJECTED,
-                                             "column 'relevance': 1 of 6 rows exceed 1000"),
-    "duplicated results": (JUDGMENTS, _with(RESULTS, doc_id=["a", "a", "z", "d", "a", "b", "a", "a", "d"]), (),
-                           EXIT_INPUT_REJECTED,
-                           "1 documents are retrieved more than once for the same query and run (1 extra rows); trec_eval"
-                           ' refuses this; pass --duplicate-results keep_best (config file: [validation] duplicate_results'
-                           ' = "keep_best") to keep the best-scored copy'),
-    "conflicting duplicate judgments": (_with(JUDGMENTS, doc_id=["a", "a", "c", "a", "d", "x"]), RESULTS, (),
-                                        EXIT_INPUT_REJECTED,
-                                        "1 (query, doc) pairs are judged more than once (1 extra rows); trec_eval refuses"
-                                        " this; pass --duplicate-judgments keep_max (config file: [validation]"
-                                        ' duplicate_judgments = "keep_max") to keep the highest grade'),
+    "score as text": (JUDGMENTS, _with(RESULTS, score=["high"] * 9), (), EXIT_INPUT_REJECTED, "column 'score' has type string"),
+    "relevance as text": (
+        _with(JUDGMENTS, relevance=["2", "1", "0", "1", "3", "1"]),
+        RESULTS,
+        (),
+        EXIT_INPUT_REJECTED,
+        "column 'relevance' has type string",
+    ),
+    "query_id as float": (
+        _with(JUDGMENTS, query_id=[1.5] * 6),
+        RESULTS,
+        (),
+        EXIT_INPUT_REJECTED,
+        "column 'query_id' has type double",
+    ),
+    "no score column": (JUDGMENTS, _with(RESULTS, score=None), (), EXIT_INPUT_REJECTED, "missing column(s) 'score'"),
+    "no relevance column": (_with(JUDGMENTS, relevance=None), RESULTS, (), EXIT_INPUT_REJECTED, "missing column(s) 'relevance'"),
+    "null query_id": (
+        JUDGMENTS,
+        _with(RESULTS, query_id=["q1", None, None, "q2", "q9", "q1", "q1", "q2", "q2"]),
+        (),
+        EXIT_INPUT_REJECTED,
+        "column 'query_id': 2 of 9 rows are null",
+    ),
+    "null doc_id": (
+        _with(JUDGMENTS, doc_id=["a", None, "c", "a", "d", "x"]),
+        RESULTS,
+        (),
+        EXIT_INPUT_REJECTED,
+        "column 'doc_id': 1 of 6 rows are null",
+    ),
+    "null run_id": (
+        JUDGMENTS,
+        _with(RESULTS, run_id=["r1"] * 8 + [None]),
+        (),
+        EXIT_INPUT_REJECTED,
+        "column 'run_id': 1 of 9 rows are null",
+    ),
+    "null score": (
+        JUDGMENTS,
+        _with(RESULTS, score=[None] + NINE_SCORES[1:]),
+        (),
+        EXIT_INPUT_REJECTED,
+        "column 'score': 1 of 9 rows are null",
+    ),
+    "NaN score": (
+        JUDGMENTS,
+        _with(RESULTS, score=[float("nan")] * 3 + NINE_SCORES[3:]),
+        (),
+        EXIT_INPUT_REJECTED,
+        "column 'score': 3 of 9 rows are NaN",
+    ),
+    "+inf score": (
+        JUDGMENTS,
+        _with(RESULTS, score=[float("inf")] + NINE_SCORES[1:]),
+        (),
+        EXIT_INPUT_REJECTED,
+        "column 'score': 1 of 9 rows are infinite",
+    ),
+    "null relevance": (
+        _with(JUDGMENTS, relevance=[2, None, 0, 1, 3, 1]),
+        RESULTS,
+        (),
+        EXIT_INPUT_REJECTED,
+        "column 'relevance': 1 of 6 rows are null",
+    ),
+    "fractional relevance": (
+        _with(JUDGMENTS, relevance=[2.0, 1.5, 0.0, 1.0, 3.0, 0.5]),
+        RESULTS,
+        (),
+        EXIT_INPUT_REJECTED,
+        "column 'relevance': 2 of 6 rows are not whole numbers",
+    ),
+    "NaN relevance": (
+        _with(JUDGMENTS, relevance=[2.0, float("nan"), 0.0, 1.0, 3.0, 1.0]),
+        RESULTS,
+        (),
+        EXIT_INPUT_REJECTED,
+        "column 'relevance': 1 of 6 rows are NaN",
+    ),
+    "grade too large for exponential gain": (
+        _with(JUDGMENTS, relevance=[2, 1, 0, 1, 3, 5000]),
+        RESULTS,
+        ("--gain", "exponential"),
+        EXIT_INPUT_REJECTED,
+        "column 'relevance': 1 of 6 rows exceed 1000",
+    ),
+    "duplicated results": (
+        JUDGMENTS,
+        _with(RESULTS, doc_id=["a", "a", "z", "d", "a", "b", "a", "a", "d"]),
+        (),
+        EXIT_INPUT_REJECTED,
+        "1 documents are retrieved more than once for the same query and run (1 extra rows); trec_eval"
+        " refuses this; pass --duplicate-results keep_best (config file: [validation] duplicate_results"
+        ' = "keep_best") to keep the best-scored copy',
+    ),
+    "conflicting duplicate judgments": (
+        _with(JUDGMENTS, doc_id=["a", "a", "c", "a", "d", "x"]),
+        RESULTS,
+        (),
+        EXIT_INPUT_REJECTED,
+        "1 (query, doc) pairs are judged more than once (1 extra rows); trec_eval refuses"
+        " this; pass --duplicate-judgments keep_max (config file: [validation]"
+        ' duplicate_judgments = "keep_max") to keep the highest grade',
+    ),
     "bad k": (JUDGMENTS, RESULTS, ("--k", "ten"), EXIT_USAGE, "k must be positive integers"),
 }
 
@@ -77,8 +141,17 @@ def previous(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, 
     """A published report with its page, as a nightly run left it: every case runs against it."""
     good = tmp_path_factory.mktemp("good")
     output = good / "out"
-    assert run_job(write(good / "j" / "part-0.parquet", JUDGMENTS), write(good / "r" / "part-0.parquet", RESULTS),
-                   output, "--eval-date", "2026-12-01", html=True) == EXIT_OK
+    assert (
+        run_job(
+            write(good / "j" / "part-0.parquet", JUDGMENTS),
+            write(good / "r" / "part-0.parquet", RESULTS),
+            output,
+            "--eval-date",
+            "2026-12-01",
+            html=True,
+        )
+        == EXIT_OK
+    )
     return output, snapshot(output)
 
 
@@ -93,8 +166,10 @@ def _refused(capsys, output: Path, before: dict[str, str], judgments: str, resul
 @pytest.mark.parametrize("case", list(CASES))
 def test_malformed_input_is_refused_and_the_report_kept(tmp_path: Path, capsys, previous, case: str) -> None:
     judgments, results, extra, code, fragment = CASES[case]
-    paths = [write(tmp_path / "in" / name / "part-0.parquet", columns)
-             for name, columns in (("judgments", judgments), ("results", results))]
+    paths = [
+        write(tmp_path / "in" / name / "part-0.parquet", columns)
+        for name, columns in (("judgments", judgments), ("results", results))
+    ]
     outcome = _refused(capsys, *previous, *paths, *extra)
     assert outcome.startswith(f"{code} "), outcome
     assert fragment in outcome, outcome

@@ -123,9 +123,10 @@ def test_an_unreadable_lock_is_taken_over_once_60_seconds_old(spark: SparkSessio
     (tmp_path / LOCK_FILE).write_text('{"token": "t0", "ho')  # cut short by a kill while written
     fs, fake = FileSystem(spark, str(tmp_path)), _Clock()
     started = fake.wall_now
-    with caplog.at_level(logging.INFO, logger="ndcg_spark"), publication_lock(
-        fs, str(tmp_path / LOCK_FILE), None, timeout_seconds=600, clock=fake.clock()
-    ) as me:
+    with (
+        caplog.at_level(logging.INFO, logger="ndcg_spark"),
+        publication_lock(fs, str(tmp_path / LOCK_FILE), None, timeout_seconds=600, clock=fake.clock()) as me,
+    ):
         assert json.loads((tmp_path / LOCK_FILE).read_text())["token"] == me.token
     waited = fake.wall_now - started
     assert 59 < waited <= 61, waited  # stale once 60 s old (its modification time, to the ms), by its own polls
@@ -141,8 +142,13 @@ def test_a_lock_that_changes_hands_during_a_takeover_goes_back_to_its_new_holder
     and this run waits for the live one, then times out naming it."""
     path = str(tmp_path / LOCK_FILE)
     dead = _lock(tmp_path, socket.gethostname(), _dead_pid(), dt.datetime.now(dt.UTC))
-    live = {"token": "t1", "host": "elsewhere.example", "pid": 4242, "since": dt.datetime.now(dt.UTC)
-            .isoformat(timespec="seconds"), "eval_date": "2026-12-01"}
+    live = {
+        "token": "t1",
+        "host": "elsewhere.example",
+        "pid": 4242,
+        "since": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "eval_date": "2026-12-01",
+    }
 
     class Racing(FileSystem):
         def move_to_new(self, source: str, target: str) -> bool:

@@ -33,16 +33,15 @@ def test_layout_is_one_file_per_dataset_and_date_and_a_manifest(inputs, tmp_path
     assert [run["run_id"] for run in record["counts"]["runs"]] == ["r1", "r2"]
 
 
-def test_rerun_with_empty_result_replaces_exactly_that_date(
-    spark: SparkSession, inputs, tmp_path: Path
-) -> None:
+def test_rerun_with_empty_result_replaces_exactly_that_date(spark: SparkSession, inputs, tmp_path: Path) -> None:
     output = tmp_path / "out"
     assert run_job(*inputs, output, "--eval-date", "2026-12-01") == EXIT_OK
     assert run_job(*inputs, output, "--eval-date", "2026-12-02") == EXIT_OK
     kept = snapshot(output / "per_query" / "eval_date=2026-12-01")
     # Only unjudged queries retrieved: nothing to score for this date any more.
-    unjudged = write(tmp_path / "unjudged" / "part-0.parquet",
-                     {"query_id": ["q8", "q9"], "doc_id": ["a", "b"], "score": [1.0, 2.0]})
+    unjudged = write(
+        tmp_path / "unjudged" / "part-0.parquet", {"query_id": ["q8", "q9"], "doc_id": ["a", "b"], "score": [1.0, 2.0]}
+    )
     assert run_job(inputs[0], unjudged, output, "--eval-date", "2026-12-02") == EXIT_OK
     per_query = spark.read.parquet(str(output / "per_query"))
     counts = {str(row[0]): row[1] for row in per_query.groupBy(c.EVAL_DATE).count().collect()}

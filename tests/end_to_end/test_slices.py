@@ -19,11 +19,20 @@ LOCALE_OF = {"q1": "en", "q2": "de", "q9": "en"}
 
 def run_job(tmp_path: Path, results: dict, *extra: str) -> tuple[int, Path]:
     output = tmp_path / "out"
-    code = main([
-        "--judgments", write(tmp_path / "j.parquet", JUDGMENTS),
-        "--results", write(tmp_path / "r.parquet", results),
-        "--output", str(output), "--k", "1,2", "--no-html-report", *extra,
-    ])
+    code = main(
+        [
+            "--judgments",
+            write(tmp_path / "j.parquet", JUDGMENTS),
+            "--results",
+            write(tmp_path / "r.parquet", results),
+            "--output",
+            str(output),
+            "--k",
+            "1,2",
+            "--no-html-report",
+            *extra,
+        ]
+    )
     return code, output
 
 
@@ -33,9 +42,14 @@ def mean(per_query: list[dict], run: str, k: int, queries: set[str]) -> float:
 
 
 def test_slices_from_query_metadata(spark: SparkSession, tmp_path: Path, capsys) -> None:
-    metadata = write(tmp_path / "queries.parquet", {
-        "query_id": ["q1", "q2", "q3"], "locale": ["en", "de", "en"], "device": ["mobile", None, "desktop"],
-    })
+    metadata = write(
+        tmp_path / "queries.parquet",
+        {
+            "query_id": ["q1", "q2", "q3"],
+            "locale": ["en", "de", "en"],
+            "device": ["mobile", None, "desktop"],
+        },
+    )
     code, output = run_job(tmp_path, RESULTS, "--slices", "locale,device", "--query-metadata", metadata)
     assert code == EXIT_OK
     slices = pq.read_table(output / "slices").to_pylist()

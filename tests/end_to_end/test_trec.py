@@ -21,9 +21,17 @@ TREC_CUTOFFS = "5,10,15,20,30,100,200,500,1000"
 
 def trec_flags(conformance_dir: str, results: str = "results.test") -> list[str]:
     return [
-        "--judgments", f"{conformance_dir}/qrels.test", "--judgments-format", "trec",
-        "--results", f"{conformance_dir}/{results}", "--results-format", "trec",
-        "--k", TREC_CUTOFFS, "--no-html-report",
+        "--judgments",
+        f"{conformance_dir}/qrels.test",
+        "--judgments-format",
+        "trec",
+        "--results",
+        f"{conformance_dir}/{results}",
+        "--results-format",
+        "trec",
+        "--k",
+        TREC_CUTOFFS,
+        "--no-html-report",
     ]
 
 
@@ -39,10 +47,13 @@ def published_text(output: Path, run: str) -> list[str]:
     return parts[0].read_text().splitlines()
 
 
-@pytest.mark.parametrize(("results", "expected", "extra"), [
-    ("results.test", "out.test.aq", []),
-    ("results.trunc", "out.test.aqc", ["--complete"]),
-])
+@pytest.mark.parametrize(
+    ("results", "expected", "extra"),
+    [
+        ("results.test", "out.test.aq", []),
+        ("results.trunc", "out.test.aqc", ["--complete"]),
+    ],
+)
 def test_text_report_equals_trec_eval(conformance_dir: str, tmp_path: Path, results, expected, extra) -> None:
     output = tmp_path / "out"
     flags = trec_flags(conformance_dir, results)
@@ -56,11 +67,14 @@ def write_lines(path: Path, lines: list[str]) -> str:
     return str(path)
 
 
-@pytest.mark.parametrize(("bad_line", "position"), [
-    ("q1 Q0 d9 3 notanumber r1", 3),       # score is not a number
-    ("q1 Q0 d9 3", 2),                     # too few fields
-    ("q1 Q0 d9 x 1.5 r1", 4),              # rank is not an integer
-])
+@pytest.mark.parametrize(
+    ("bad_line", "position"),
+    [
+        ("q1 Q0 d9 3 notanumber r1", 3),  # score is not a number
+        ("q1 Q0 d9 3", 2),  # too few fields
+        ("q1 Q0 d9 x 1.5 r1", 4),  # rank is not an integer
+    ],
+)
 def test_malformed_run_line_is_named(tmp_path: Path, capsys, bad_line: str, position: int) -> None:
     qrels = write_lines(tmp_path / "qrels.txt", ["q1 0 d1 1", "q1 0 d2 0"])
     good = ["q1 Q0 d1 1 2.5 r1", "", "q1 Q0 d2 2 1.5 r1", "q1 Q0 d3 3 0.5 r1"]
@@ -69,8 +83,21 @@ def test_malformed_run_line_is_named(tmp_path: Path, capsys, bad_line: str, posi
     write_lines(run_dir / "a.txt", good)  # a folder of run files: the bad one is the second
     bad_file = write_lines(run_dir / "b.txt", lines)
     output = tmp_path / "out"
-    code = main(["--judgments", qrels, "--judgments-format", "trec", "--results", str(run_dir),
-                 "--results-format", "trec", "--output", str(output), "--no-html-report"])
+    code = main(
+        [
+            "--judgments",
+            qrels,
+            "--judgments-format",
+            "trec",
+            "--results",
+            str(run_dir),
+            "--results-format",
+            "trec",
+            "--output",
+            str(output),
+            "--no-html-report",
+        ]
+    )
     assert code == EXIT_INPUT_REJECTED
     (message,) = error_lines(capsys.readouterr().err)
     assert f"first at line {position} of file:{bad_file}" in message
@@ -81,8 +108,21 @@ def test_malformed_run_line_is_named(tmp_path: Path, capsys, bad_line: str, posi
 def test_malformed_qrels_line_is_named(tmp_path: Path, capsys) -> None:
     qrels = write_lines(tmp_path / "qrels.txt", ["q1 0 d1 1", "q1 0 d2 high", "q1 0 d3", "q1 0 d4 2"])
     run = write_lines(tmp_path / "run.txt", ["q1 Q0 d1 1 2.5 r1"])
-    code = main(["--judgments", qrels, "--judgments-format", "trec", "--results", run,
-                 "--results-format", "trec", "--output", str(tmp_path / "out"), "--no-html-report"])
+    code = main(
+        [
+            "--judgments",
+            qrels,
+            "--judgments-format",
+            "trec",
+            "--results",
+            run,
+            "--results-format",
+            "trec",
+            "--output",
+            str(tmp_path / "out"),
+            "--no-html-report",
+        ]
+    )
     assert code == EXIT_INPUT_REJECTED
     message = capsys.readouterr().err
     assert "judgments" in message and "2 malformed lines, first at line 2" in message
@@ -96,12 +136,17 @@ def test_trec_and_parquet_inputs_give_the_same_report(spark: SparkSession, confo
     assert convert([TO_PARQUET, "--kind", "run", f"{conformance_dir}/results.test", str(run)]) == EXIT_OK
     from_text, from_parquet = tmp_path / "text", tmp_path / "parquet"
     text_flags = [
-        "--judgments", f"{conformance_dir}/qrels.rel_level", "--judgments-format", "trec",
-        "--results", f"{conformance_dir}/results.test", "--results-format", "trec",
+        "--judgments",
+        f"{conformance_dir}/qrels.rel_level",
+        "--judgments-format",
+        "trec",
+        "--results",
+        f"{conformance_dir}/results.test",
+        "--results-format",
+        "trec",
     ]
     assert main([*text_flags, "--output", str(from_text), "--no-html-report"]) == EXIT_OK
-    assert main(["--judgments", str(qrels), "--results", str(run), "--output", str(from_parquet),
-                 "--no-html-report"]) == EXIT_OK
+    assert main(["--judgments", str(qrels), "--results", str(run), "--output", str(from_parquet), "--no-html-report"]) == EXIT_OK
     for dataset in ("per_query", "summary"):
         order = [("query_id" if dataset == "per_query" else "run_id", "ascending"), ("k", "ascending")]
         left = pq.read_table(from_text / dataset).sort_by(order)
@@ -131,8 +176,21 @@ def test_line_number_counts_across_blocks_of_a_file(spark: SparkSession, tmp_pat
     previous = spark.conf.get("spark.sql.files.maxPartitionBytes")
     spark.conf.set("spark.sql.files.maxPartitionBytes", "100")
     try:
-        code = main(["--judgments", qrels, "--judgments-format", "trec", "--results", run,
-                     "--results-format", "trec", "--output", str(tmp_path / "out"), "--no-html-report"])
+        code = main(
+            [
+                "--judgments",
+                qrels,
+                "--judgments-format",
+                "trec",
+                "--results",
+                run,
+                "--results-format",
+                "trec",
+                "--output",
+                str(tmp_path / "out"),
+                "--no-html-report",
+            ]
+        )
     finally:
         spark.conf.set("spark.sql.files.maxPartitionBytes", previous)
     assert code == EXIT_INPUT_REJECTED

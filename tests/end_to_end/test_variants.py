@@ -38,17 +38,39 @@ def _run_inputs(tmp_path: Path) -> tuple[str, list[str]]:
 def test_several_inputs_with_every_variant(spark: SparkSession, tmp_path: Path, capsys) -> None:
     judgments, results = _run_inputs(tmp_path)
     output = tmp_path / "out"
-    code = main(["--judgments", judgments, *results, "--output", str(output), "--eval-date", DATE, "--k", "1,2",
-                 "--judged-only", "--max-depth", "3", "--gains", "1=1.5,2=4", "--complete", "--baseline", "first",
-                 "--no-html-report", "--report-format", "latex"])
+    code = main(
+        [
+            "--judgments",
+            judgments,
+            *results,
+            "--output",
+            str(output),
+            "--eval-date",
+            DATE,
+            "--k",
+            "1,2",
+            "--judged-only",
+            "--max-depth",
+            "3",
+            "--gains",
+            "1=1.5,2=4",
+            "--complete",
+            "--baseline",
+            "first",
+            "--no-html-report",
+            "--report-format",
+            "latex",
+        ]
+    )
     assert code == EXIT_OK
     per_query = spark.read.parquet(str(output / "per_query")).filter(F.col(c.EVAL_DATE) == DATE)
     got = {(row[c.RUN_ID], row[c.QUERY_ID], row[c.K]): row[c.NDCG] for row in per_query.collect()}
     judged = list(zip(JUDGMENTS["query_id"], JUDGMENTS["doc_id"], JUDGMENTS["relevance"], strict=True))
     ranked = [
         ("first" if run == "r1" else run, query, doc, score)
-        for run, query, doc, score in zip(RESULTS["run_id"], RESULTS["query_id"], RESULTS["doc_id"], RESULTS["score"],
-                                          strict=True)
+        for run, query, doc, score in zip(
+            RESULTS["run_id"], RESULTS["query_id"], RESULTS["doc_id"], RESULTS["score"], strict=True
+        )
     ]
     want = oracle.ndcg(ranked, judged, [1, 2], complete=True, table={1: 1.5, 2: 4.0}, judged_only=True, max_depth=3)
     assert got.keys() == want.keys()
@@ -80,8 +102,7 @@ def test_default_writes_the_markdown_table_and_two_inputs_of_one_name_are_refuse
     # second's rows carry run_id r2; a third input named r2 gives that name to another system.
     clash = write(tmp_path / "clash" / "part-0.parquet", {k: v for k, v in RESULTS.items() if k != "run_id"})
     capsys.readouterr()
-    code = main(["--judgments", judgments, *results, "--results", f"r2={clash}", "--output", str(output),
-                 "--no-html-report"])
+    code = main(["--judgments", judgments, *results, "--results", f"r2={clash}", "--output", str(output), "--no-html-report"])
     assert code == EXIT_INPUT_REJECTED
     lines = error_lines(capsys.readouterr().err)
     assert lines[-1].startswith("ndcg-spark: ")
@@ -105,8 +126,25 @@ def test_the_pages_trend_keeps_to_the_variant(spark: SparkSession, tmp_path: Pat
     results = write(tmp_path / "r" / "part-0.parquet", RESULTS)
     output = tmp_path / "out"
     for date, extra in (("2026-12-01", []), ("2026-12-02", ["--judged-only"])):
-        assert main(["--judgments", judgments, "--results", results, "--output", str(output), "--k", "1",
-                     "--eval-date", date, "--no-html-report", *extra]) == EXIT_OK
+        assert (
+            main(
+                [
+                    "--judgments",
+                    judgments,
+                    "--results",
+                    results,
+                    "--output",
+                    str(output),
+                    "--k",
+                    "1",
+                    "--eval-date",
+                    date,
+                    "--no-html-report",
+                    *extra,
+                ]
+            )
+            == EXIT_OK
+        )
     # A summary written before the variant column existed.
     old = spark.read.parquet(str(output / "summary" / "eval_date=2026-12-01")).drop(c.VARIANT)
     old.coalesce(1).write.parquet(str(output / "summary" / "eval_date=2026-11-30"))

@@ -41,7 +41,10 @@ def both(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Itera
     with log.open("w") as printed:
         process = subprocess.Popen(
             [sys.executable, "-m", "tests.connect_scenarios", str(out), str(connect_dir)],
-            cwd=ROOT, env=env, stdout=printed, stderr=subprocess.STDOUT,
+            cwd=ROOT,
+            env=env,
+            stdout=printed,
+            stderr=subprocess.STDOUT,
         )
         try:
             classic = json.loads(json.dumps(connect_scenarios.run_all(spark, classic_dir, connect_scenarios.SCENARIOS)))
@@ -89,8 +92,14 @@ def test_variants_equal_the_oracle(both: tuple[dict, dict]) -> None:
     results, judgments = generated(seed=11)
     for i, options in enumerate(connect_scenarios.VARIANTS):
         want = oracle.ndcg(
-            results, judgments, [1, 3, 5, 20], options.get("gain", "linear"), complete=options.get("complete", False),
-            table=options.get("gains"), judged_only=options.get("judged_only", False), max_depth=options.get("max_depth"),
+            results,
+            judgments,
+            [1, 3, 5, 20],
+            options.get("gain", "linear"),
+            complete=options.get("complete", False),
+            table=options.get("gains"),
+            judged_only=options.get("judged_only", False),
+            max_depth=options.get("max_depth"),
         )
         assert _per_query(connect["variants"][str(i)]) == pytest.approx(want, abs=1e-9), options
 

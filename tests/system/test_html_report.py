@@ -28,13 +28,37 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pq.write_table(judgments, folder / "judgments.parquet")
     pq.write_table(results, folder / "results.parquet")
     pq.write_table(query_metadata(60), folder / "queries.parquet")
-    inputs = ["--judgments", str(folder / "judgments.parquet"), "--results", str(folder / "results.parquet"),
-              "--output", str(folder / "out"), "--k", "5,10,20"]
+    inputs = [
+        "--judgments",
+        str(folder / "judgments.parquet"),
+        "--results",
+        str(folder / "results.parquet"),
+        "--output",
+        str(folder / "out"),
+        "--k",
+        "5,10,20",
+    ]
     assert main([*inputs, "--eval-date", DATES[0]]) == EXIT_OK
-    assert main([
-        *inputs, "--eval-date", DATES[-1], "--baseline", "bm25", "--slices", "locale",
-        "--query-metadata", str(folder / "queries.parquet"), "--permutations", "200", "--bootstrap", "200",
-    ]) == EXIT_OK
+    assert (
+        main(
+            [
+                *inputs,
+                "--eval-date",
+                DATES[-1],
+                "--baseline",
+                "bm25",
+                "--slices",
+                "locale",
+                "--query-metadata",
+                str(folder / "queries.parquet"),
+                "--permutations",
+                "200",
+                "--bootstrap",
+                "200",
+            ]
+        )
+        == EXIT_OK
+    )
     return folder / "out" / "report" / f"{DATES[-1]}.html"
 
 

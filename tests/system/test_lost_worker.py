@@ -34,7 +34,6 @@ SPARK_CLASS = Path(pyspark.__file__).parent / "bin" / "spark-class"
 DATE = "2026-12-01"
 
 
-
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -54,8 +53,9 @@ def _env() -> dict[str, str]:
 def _spark_class(*args: str, log: Path) -> subprocess.Popen:
     # Its own process group: killing it takes the worker's executor down too, as a lost machine.
     handle = open(log, "w")  # noqa: SIM115 - closed with the process
-    return subprocess.Popen([str(SPARK_CLASS), *args], env=_env(), stdout=handle, stderr=subprocess.STDOUT,
-                            start_new_session=True)
+    return subprocess.Popen(
+        [str(SPARK_CLASS), *args], env=_env(), stdout=handle, stderr=subprocess.STDOUT, start_new_session=True
+    )
 
 
 def _stop(process: subprocess.Popen) -> None:
@@ -75,16 +75,39 @@ def _alive_workers(ui_port: int) -> int:
 @pytest.fixture()
 def cluster(tmp_path: Path) -> Iterator[tuple[str, list[subprocess.Popen]]]:
     port, ui = _free_port(), _free_port()
-    processes = [_spark_class("org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(port),
-                              "--webui-port", str(ui), log=tmp_path / "master.log")]
+    processes = [
+        _spark_class(
+            "org.apache.spark.deploy.master.Master",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--webui-port",
+            str(ui),
+            log=tmp_path / "master.log",
+        )
+    ]
     try:
         for i in range(2):
             work = tmp_path / f"worker{i}"
             work.mkdir()
-            processes.append(_spark_class(
-                "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1", "--cores", "1",
-                "--memory", "1g", "--work-dir", str(work), "--webui-port", str(_free_port()),
-                f"spark://127.0.0.1:{port}", log=tmp_path / f"worker{i}.log"))
+            processes.append(
+                _spark_class(
+                    "org.apache.spark.deploy.worker.Worker",
+                    "--host",
+                    "127.0.0.1",
+                    "--cores",
+                    "1",
+                    "--memory",
+                    "1g",
+                    "--work-dir",
+                    str(work),
+                    "--webui-port",
+                    str(_free_port()),
+                    f"spark://127.0.0.1:{port}",
+                    log=tmp_path / f"worker{i}.log",
+                )
+            )
         deadline = time.time() + HANG_SECONDS  # the workers registered: polled, a bound only
         while _alive_workers(ui) < 2:
             assert time.time() < deadline, (tmp_path / "master.log").read_text()[-3000:]
@@ -103,11 +126,9 @@ def _inputs(folder: Path) -> tuple[str, str]:
         (folder / name).mkdir(parents=True)
     for part in range(parts):
         ids = range(part * queries // parts, (part + 1) * queries // parts)
-        results = {"query_id": [q for q in ids for _ in range(depth)],
-                   "doc_id": [2 * d for _ in ids for d in range(depth)]}
+        results = {"query_id": [q for q in ids for _ in range(depth)], "doc_id": [2 * d for _ in ids for d in range(depth)]}
         results["score"] = [round(rng.random(), 2) for _ in results["query_id"]]
-        judgments = {"query_id": [q for q in ids for _ in range(judged)],
-                     "doc_id": [d for _ in ids for d in range(judged)]}
+        judgments = {"query_id": [q for q in ids for _ in range(judged)], "doc_id": [d for _ in ids for d in range(judged)]}
         judgments["relevance"] = [rng.randrange(4) for _ in judgments["query_id"]]
         pq.write_table(pa.table(results), folder / "results" / f"part-{part}.parquet")
         pq.write_table(pa.table(judgments), folder / "judgments" / f"part-{part}.parquet")
@@ -124,10 +145,30 @@ def test_killing_a_worker_changes_no_number(tmp_path: Path, cluster) -> None:
     output, mark = tmp_path / "cluster", tmp_path / "worker-lost"
     submit = Path(sys.executable).parent / "spark-submit"
     job = subprocess.run(
-        [str(submit), "--master", master, "--total-executor-cores", "2", "--executor-memory", "512m",
-         "--conf", "spark.ui.enabled=false", "--conf", f"spark.executor.extraJavaOptions={_CLUSTER_JVM}",
-         str(HARNESS), f"{LOSE_WORKER}{mark}", *flags, "--output", str(output)],
-        env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=HANG_SECONDS)
+        [
+            str(submit),
+            "--master",
+            master,
+            "--total-executor-cores",
+            "2",
+            "--executor-memory",
+            "512m",
+            "--conf",
+            "spark.ui.enabled=false",
+            "--conf",
+            f"spark.executor.extraJavaOptions={_CLUSTER_JVM}",
+            str(HARNESS),
+            f"{LOSE_WORKER}{mark}",
+            *flags,
+            "--output",
+            str(output),
+        ],
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=HANG_SECONDS,
+    )
     assert job.returncode == EXIT_OK, job.stdout[-4000:]
     assert mark.read_text().startswith("stage "), "no task of the main pass killed its worker"
     assert sum(process.poll() is not None for process in processes[1:]) == 1  # one worker gone, one left

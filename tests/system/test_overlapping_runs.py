@@ -29,16 +29,26 @@ def test_a_second_run_waits_for_the_first_ones_publication_then_publishes(tmp_pa
     }
     marks = {"first": first_marks, "second": second_marks}
     jobs = {
-        name: start_at_point(marks[name], actions[name], job_arguments(
-            judgments, named_results(tmp_path, name), output, "--baseline", f"{name}-r1"))
+        name: start_at_point(
+            marks[name],
+            actions[name],
+            job_arguments(judgments, named_results(tmp_path, name), output, "--baseline", f"{name}-r1"),
+        )
         for name in ("first", "second")
     }
     logs = {name: job.communicate(timeout=HANG_SECONDS)[1] for name, job in jobs.items()}
     for name, job in jobs.items():
         assert job.returncode == EXIT_OK, logs[name][-3000:]
     assert [path.name for path in sorted(first_marks.iterdir())] == [
-        "01-staged", "02-locked", "03-recorded", "04-moved-per_query", "05-moved-summary", "06-moved-comparison",
-        "07-moved-report_table", "08-manifest", "09-committed",
+        "01-staged",
+        "02-locked",
+        "03-recorded",
+        "04-moved-per_query",
+        "05-moved-summary",
+        "06-moved-comparison",
+        "07-moved-report_table",
+        "08-manifest",
+        "09-committed",
     ]
     # the second waited once, for the first run by name, then took the lock it released
     assert [path.name for path in sorted(second_marks.iterdir())][:3] == ["01-staged", "02-waiting", "03-locked"]

@@ -51,10 +51,30 @@ def test_package_then_spark_submit_with_py_files(tmp_path: Path) -> None:
     judgments, results = write(tmp_path / "j.parquet", JUDGMENTS), write(tmp_path / "r.parquet", RESULTS)
     env = job_env()
     done = subprocess.run(
-        [str(Path(sys.executable).parent / "spark-submit"), "--master", "local[2]", "--conf", "spark.ui.enabled=false",
-         "--py-files", str(dist / "ndcg_spark.zip"), str(probe), str(dist / "evaluate_ndcg.py"),
-         "--judgments", judgments, "--results", results, "--output", str(tmp_path / "out"), "--k", "1,2"],
-        cwd=work, env=env, capture_output=True, text=True, timeout=HANG_SECONDS,
+        [
+            str(Path(sys.executable).parent / "spark-submit"),
+            "--master",
+            "local[2]",
+            "--conf",
+            "spark.ui.enabled=false",
+            "--py-files",
+            str(dist / "ndcg_spark.zip"),
+            str(probe),
+            str(dist / "evaluate_ndcg.py"),
+            "--judgments",
+            judgments,
+            "--results",
+            results,
+            "--output",
+            str(tmp_path / "out"),
+            "--k",
+            "1,2",
+        ],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=HANG_SECONDS,
     )
     assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
     assert f"ndcg_spark from {dist / 'ndcg_spark.zip'}" in done.stdout or "ndcg_spark.zip/ndcg_spark/__init__.py" in done.stdout

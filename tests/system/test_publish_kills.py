@@ -76,8 +76,11 @@ def _put_back(state: Path, output: Path) -> None:
 
 def _listing(output: Path) -> list[str]:
     """Every file's path under output, with run tokens and checksum files left out."""
-    return sorted(_TOKEN.sub("T", str(path.relative_to(output))) for path in output.rglob("*")
-                  if path.is_file() and not path.name.endswith(".crc"))
+    return sorted(
+        _TOKEN.sub("T", str(path.relative_to(output)))
+        for path in output.rglob("*")
+        if path.is_file() and not path.name.endswith(".crc")
+    )
 
 
 def test_a_real_kill_leaves_what_the_copy_at_its_point_holds(killed) -> None:

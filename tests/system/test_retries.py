@@ -23,9 +23,23 @@ def _retried(judgments: str, results: str, output: Path) -> subprocess.Completed
     """The job in its own JVM on local[2,4], where a failed task is tried again (this process's
     session, like any local[N] one, gives up on the first failure)."""
     return subprocess.run(
-        [sys.executable, str(HARNESS), "once", "--judgments", judgments, "--results", results,
-         "--output", str(output), *FLAGS, "--no-html-report"],
-        env=job_env(), capture_output=True, text=True, timeout=HANG_SECONDS,
+        [
+            sys.executable,
+            str(HARNESS),
+            "once",
+            "--judgments",
+            judgments,
+            "--results",
+            results,
+            "--output",
+            str(output),
+            *FLAGS,
+            "--no-html-report",
+        ],
+        env=job_env(),
+        capture_output=True,
+        text=True,
+        timeout=HANG_SECONDS,
     )
 
 

@@ -28,11 +28,28 @@ def test_spark_submit_runs_the_job(tmp_path: Path) -> None:
     output = tmp_path / "out"
     env = job_env()
     done = subprocess.run(
-        [str(spark_submit), "--conf", "spark.ui.enabled=false",
-         "--driver-java-options", f"-Dlog4j2.configurationFile={ROOT / 'ndcg_spark' / 'log4j2.properties'}",
-         str(ROOT / "jobs" / "evaluate_ndcg.py"),
-         "--judgments", judgments, "--results", results, "--output", str(output), "--k", "1,2", "--no-html-report"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=HANG_SECONDS,
+        [
+            str(spark_submit),
+            "--conf",
+            "spark.ui.enabled=false",
+            "--driver-java-options",
+            f"-Dlog4j2.configurationFile={ROOT / 'ndcg_spark' / 'log4j2.properties'}",
+            str(ROOT / "jobs" / "evaluate_ndcg.py"),
+            "--judgments",
+            judgments,
+            "--results",
+            results,
+            "--output",
+            str(output),
+            "--k",
+            "1,2",
+            "--no-html-report",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=HANG_SECONDS,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "ndcg@1" in done.stdout
@@ -41,9 +58,23 @@ def test_spark_submit_runs_the_job(tmp_path: Path) -> None:
     assert pq.read_table(output / "summary").num_rows == 2 * 3  # runs x (k=1, 2, uncut)
 
     rejected = subprocess.run(
-        [str(spark_submit), "--conf", "spark.ui.enabled=false", str(ROOT / "jobs" / "evaluate_ndcg.py"),
-         "--judgments", judgments, "--results", str(tmp_path / "missing"), "--output", str(tmp_path / "o2")],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=HANG_SECONDS,
+        [
+            str(spark_submit),
+            "--conf",
+            "spark.ui.enabled=false",
+            str(ROOT / "jobs" / "evaluate_ndcg.py"),
+            "--judgments",
+            judgments,
+            "--results",
+            str(tmp_path / "missing"),
+            "--output",
+            str(tmp_path / "o2"),
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=HANG_SECONDS,
     )
     assert rejected.returncode == 3
     # spark-submit's PythonRunner merges the job's stderr into its stdout
@@ -52,9 +83,23 @@ def test_spark_submit_runs_the_job(tmp_path: Path) -> None:
 
     # Spark Connect: refused before anything is read, as a usage error (docs/operations.md).
     connect = subprocess.run(
-        [str(spark_submit), "--conf", "spark.api.mode=connect", str(ROOT / "jobs" / "evaluate_ndcg.py"),
-         "--judgments", judgments, "--results", results, "--output", str(tmp_path / "o3")],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=HANG_SECONDS,
+        [
+            str(spark_submit),
+            "--conf",
+            "spark.api.mode=connect",
+            str(ROOT / "jobs" / "evaluate_ndcg.py"),
+            "--judgments",
+            judgments,
+            "--results",
+            results,
+            "--output",
+            str(tmp_path / "o3"),
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=HANG_SECONDS,
     )
     assert connect.returncode == 2, connect.stdout[-3000:] + connect.stderr[-3000:]
     refusal = [line for line in (connect.stdout + connect.stderr).splitlines() if line.startswith("ndcg-spark:")]
@@ -73,22 +118,43 @@ def test_installed_command_runs_in_local_mode_and_on_a_terminal(tmp_path: Path) 
     assert command.exists(), "the ndcg-spark console script is not installed"
     judgments = write(tmp_path / "j.parquet", JUDGMENTS)
     results = write(tmp_path / "r.parquet", RESULTS)
-    argv = [str(command), "--judgments", judgments, "--results", results, "--output", str(tmp_path / "out"),
-            "--k", "1,2", "--no-html-report"]
+    argv = [
+        str(command),
+        "--judgments",
+        judgments,
+        "--results",
+        results,
+        "--output",
+        str(tmp_path / "out"),
+        "--k",
+        "1,2",
+        "--no-html-report",
+    ]
     script = shutil.which("script")
     log = tmp_path / "terminal.log"
     if script is None:
         done = subprocess.run(argv, cwd=tmp_path, env=job_env(), capture_output=True, text=True, timeout=HANG_SECONDS)
         log.write_text(done.stdout + done.stderr)
     else:
-        done = subprocess.run([script, "-qec", shlex.join(argv), str(log)], cwd=tmp_path, env=job_env(),
-                              capture_output=True, text=True, timeout=HANG_SECONDS)
+        done = subprocess.run(
+            [script, "-qec", shlex.join(argv), str(log)],
+            cwd=tmp_path,
+            env=job_env(),
+            capture_output=True,
+            text=True,
+            timeout=HANG_SECONDS,
+        )
     seen = log.read_text(errors="replace")
     assert done.returncode == 0, seen[-3000:]
     assert "ndcg@1" in seen
     assert pq.read_table(tmp_path / "out" / "summary").num_rows == 2 * 3
-    usage = subprocess.run([str(command), "--judgments", judgments, "--results", results, "--output", "o", "--k", "0"],
-                           cwd=tmp_path, capture_output=True, text=True, timeout=HANG_SECONDS)
+    usage = subprocess.run(
+        [str(command), "--judgments", judgments, "--results", results, "--output", "o", "--k", "0"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=HANG_SECONDS,
+    )
     assert usage.returncode == 2 and "k must be positive integers" in usage.stderr
     if script is None:
         pytest.skip("the terminal part needs script(1) from util-linux")

@@ -21,9 +21,7 @@ from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
 
 
 def _frames(spark: SparkSession):
-    judgments = rows_frame(
-        spark, list(zip(*JUDGMENTS.values(), strict=True)), "query_id string, doc_id string, relevance long"
-    )
+    judgments = rows_frame(spark, list(zip(*JUDGMENTS.values(), strict=True)), "query_id string, doc_id string, relevance long")
     results = rows_frame(
         spark, list(zip(*RESULTS.values(), strict=True)), "run_id string, query_id string, doc_id string, score double"
     )
@@ -69,7 +67,11 @@ def test_column_mapping_and_rank_order(spark: SparkSession) -> None:
     judgments = rows_frame(spark, [("q", "a", 1), ("q", "b", 2)], "qid string, item string, label int")
     results = rows_frame(spark, [("q", "a", 9.0, 2), ("q", "b", 1.0, 1)], "qid string, item string, sim double, pos int")
     report = evaluate(
-        judgments, results, ks=(2,), order_by="rank", run_id="mine",
+        judgments,
+        results,
+        ks=(2,),
+        order_by="rank",
+        run_id="mine",
         columns={"query_id": "qid", "doc_id": "item", "relevance": "label", "score": "sim", "rank": "pos"},
     )
     (row,) = report.summary.filter(F.col(c.K) == 2).collect()
@@ -159,8 +161,11 @@ def test_compare_equals_scipy_and_the_oracle(spark: SparkSession) -> None:
     assert row["t_statistic"] == pytest.approx(t.statistic, rel=1e-9)
     assert row["p_value_t"] == pytest.approx(t.pvalue, rel=1e-9)
     exact = stats.permutation_test(
-        (run, base), lambda x, y, axis: np.mean(x - y, axis=axis), permutation_type="samples",
-        vectorized=True, n_resamples=np.inf,
+        (run, base),
+        lambda x, y, axis: np.mean(x - y, axis=axis),
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=np.inf,
     )
     assert row["randomization_exact"] is True and row["p_value_randomization"] == exact.pvalue
 

@@ -63,8 +63,7 @@ def test_means_counts_and_t_test_equal_scipy(spark: SparkSession, values) -> Non
             assert row.ndcg_run == pytest.approx(a.mean(), rel=1e-12)
             assert row.ndcg_baseline == pytest.approx(b.mean(), rel=1e-12)
             assert row.mean_difference == pytest.approx(d.mean(), rel=1e-9, abs=1e-15)
-            assert (row.wins, row.ties, row.losses) == (
-                int((d > 0).sum()), int((d == 0).sum()), int((d < 0).sum()))
+            assert (row.wins, row.ties, row.losses) == (int((d > 0).sum()), int((d == 0).sum()), int((d < 0).sum()))
             assert row.t_statistic == pytest.approx(expected.statistic, rel=1e-9)
             assert row.p_value_t == pytest.approx(expected.pvalue, rel=1e-8)
 
@@ -77,8 +76,11 @@ def test_exact_randomization_equals_scipy_exact_test(spark: SparkSession) -> Non
     rows = run_compare(spark, {"base": base, "run": run}, permutations=1000)
     row = row_for(rows, "run", 10)
     expected = stats.permutation_test(
-        (run, base), lambda x, y, axis: np.mean(x - y, axis=axis), permutation_type="samples",
-        vectorized=True, n_resamples=np.inf,
+        (run, base),
+        lambda x, y, axis: np.mean(x - y, axis=axis),
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=np.inf,
     )
     assert row.randomization_exact is True and row.permutations == 512
     assert row.p_value_randomization == expected.pvalue
@@ -95,8 +97,12 @@ def test_random_randomization_and_bootstrap_agree_with_scipy(spark: SparkSession
         row = row_for(rows, run, 10)
         a, b = values[run], values["base"]
         expected = stats.permutation_test(
-            (a, b), lambda x, y, axis: np.mean(x - y, axis=axis), permutation_type="samples",
-            vectorized=True, n_resamples=reference_draws, random_state=1,
+            (a, b),
+            lambda x, y, axis: np.mean(x - y, axis=axis),
+            permutation_type="samples",
+            vectorized=True,
+            n_resamples=reference_draws,
+            random_state=1,
         ).pvalue
         assert row.randomization_exact is False and row.permutations == draws
         tail = row.p_value_randomization * (draws + 1) / 2

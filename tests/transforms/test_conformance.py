@@ -45,16 +45,8 @@ def test_matches_trec_eval(
         ks=ks,
         complete=complete,
     )
-    got = {
-        (_measure(row[c.MEASURE], row[c.K]), row[c.QUERY_ID]): row[c.NDCG]
-        for row in per_query.collect()
-    }
-    got.update(
-        {
-            (_measure(row[c.MEASURE], row[c.K]), "all"): row[c.NDCG]
-            for row in summarize(per_query).collect()
-        }
-    )
+    got = {(_measure(row[c.MEASURE], row[c.K]), row[c.QUERY_ID]): row[c.NDCG] for row in per_query.collect()}
+    got.update({(_measure(row[c.MEASURE], row[c.K]), "all"): row[c.NDCG] for row in summarize(per_query).collect()})
     assert set(got) == set(expected)
     mismatches = {key: (got[key], value) for key, value in expected.items() if round(got[key], 4) != value}
     assert not mismatches

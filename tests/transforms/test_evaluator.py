@@ -21,15 +21,18 @@ from tests.connect_scenarios import tuning_frame
 
 def test_mean_ndcg_at_k_with_ties_and_an_all_zero_query(spark: SparkSession) -> None:
     rows = [
-        ("q1", "a", 3.0, 0.9), ("q1", "b", 2.0, 0.8), ("q1", "c", 3.0, 0.7), ("q1", "d", 0.0, 0.6), ("q1", "e", 1.0, 0.5),
-        ("q2", "x", 1.0, 0.5), ("q2", "y", 2.0, 0.5),  # a tie: y before x (doc id descending)
+        ("q1", "a", 3.0, 0.9),
+        ("q1", "b", 2.0, 0.8),
+        ("q1", "c", 3.0, 0.7),
+        ("q1", "d", 0.0, 0.6),
+        ("q1", "e", 1.0, 0.5),
+        ("q2", "x", 1.0, 0.5),
+        ("q2", "y", 2.0, 0.5),  # a tie: y before x (doc id descending)
         ("q3", "m", 0.0, 0.1),  # IDCG 0: scores 0, still counted
     ]
     frame = rows_frame(spark, rows, "qid string, doc string, label double, prediction double")
     evaluator = NdcgEvaluator(k=5, queryCol="qid", docCol="doc")
-    expected = oracle.ndcg(
-        [("run", q, d, p) for q, d, _, p in rows], [(q, d, int(label)) for q, d, label, _ in rows], ks=[5]
-    )
+    expected = oracle.ndcg([("run", q, d, p) for q, d, _, p in rows], [(q, d, int(label)) for q, d, label, _ in rows], ks=[5])
     per_query = [expected[("run", q, 5)] for q in ("q1", "q2", "q3")]
     worked = (3 + 2 / math.log2(3) + 3 / 2 + 1 / math.log2(6)) / (3 + 3 / math.log2(3) + 2 / 2 + 1 / math.log2(5))
     assert per_query[0] == pytest.approx(worked, rel=1e-12) and per_query[2] == 0.0
@@ -46,7 +49,8 @@ def _fold_mean(model, validation) -> float:
     judged: its label, the grade)."""
     rows = model.transform(validation).select("query_id", "doc_id", "label", "prediction").collect()
     per_query = oracle.ndcg(
-        [("run", r.query_id, r.doc_id, r.prediction) for r in rows], [(r.query_id, r.doc_id, int(r.label)) for r in rows],
+        [("run", r.query_id, r.doc_id, r.prediction) for r in rows],
+        [(r.query_id, r.doc_id, int(r.label)) for r in rows],
         ks=[3],
     )
     at_3 = [value for (_, _, k), value in per_query.items() if k == 3]
@@ -56,11 +60,13 @@ def _fold_mean(model, validation) -> float:
 def _pipeline() -> tuple[Pipeline, list]:
     """A regression on one feature, chosen by the grid: `good` (the label itself) or `noise`."""
     regression = LinearRegression(maxIter=5)
-    pipeline = Pipeline(stages=[
-        VectorAssembler(inputCols=["good"], outputCol="by_good"),
-        VectorAssembler(inputCols=["noise"], outputCol="by_noise"),
-        regression,
-    ])
+    pipeline = Pipeline(
+        stages=[
+            VectorAssembler(inputCols=["good"], outputCol="by_good"),
+            VectorAssembler(inputCols=["noise"], outputCol="by_noise"),
+            regression,
+        ]
+    )
     return pipeline, ParamGridBuilder().addGrid(regression.featuresCol, ["by_noise", "by_good"]).build()
 
 
@@ -68,8 +74,9 @@ def test_cross_validator_picks_the_telling_feature_with_the_oracles_fold_values(
     frame = tuning_frame(spark)
     pipeline, grid = _pipeline()
     evaluator = NdcgEvaluator(k=3)
-    tuning = CrossValidator(estimator=pipeline, estimatorParamMaps=grid, evaluator=evaluator, numFolds=2, seed=7,
-                            collectSubModels=True)
+    tuning = CrossValidator(
+        estimator=pipeline, estimatorParamMaps=grid, evaluator=evaluator, numFolds=2, seed=7, collectSubModels=True
+    )
     model = tuning.fit(frame)
     assert model.bestModel.stages[-1].getFeaturesCol() == "by_good"
     folds = tuning._kFold(frame)  # the folds fit() drew: the same seed, the same split

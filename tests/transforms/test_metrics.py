@@ -20,12 +20,8 @@ from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
 def _ranked_list(spark: SparkSession, labels: list[int]) -> tuple[DataFrame, DataFrame]:
     """One query whose results carry these labels in rank order (scores strictly decreasing)."""
     docs = [f"d{i}" for i in range(len(labels))]
-    results = rows_frame(
-        spark, [("run", "q", doc, float(len(labels) - i), None) for i, doc in enumerate(docs)], RESULTS_DDL
-    )
-    judgments = rows_frame(
-        spark, [("q", doc, label) for doc, label in zip(docs, labels, strict=True)], JUDGMENTS_DDL
-    )
+    results = rows_frame(spark, [("run", "q", doc, float(len(labels) - i), None) for i, doc in enumerate(docs)], RESULTS_DDL)
+    judgments = rows_frame(spark, [("q", doc, label) for doc, label in zip(docs, labels, strict=True)], JUDGMENTS_DDL)
     return results, judgments
 
 
@@ -33,14 +29,9 @@ def _ranked_list(spark: SparkSession, labels: list[int]) -> tuple[DataFrame, Dat
     ("labels", "dcg", "idcg", "ndcg"),
     [([3, 2, 3, 0, 1], 6.149, 6.323, 0.9725), ([0, 1, 2, 3, 3], 4.084, 6.323, 0.6459)],
 )
-def test_worked_example(
-    spark: SparkSession, labels: list[int], dcg: float, idcg: float, ndcg: float
-) -> None:
+def test_worked_example(spark: SparkSession, labels: list[int], dcg: float, idcg: float, ndcg: float) -> None:
     results, judgments = _ranked_list(spark, labels)
-    got = (
-        ndcg_per_query(results, judgments, ks=[5], uncut=False)
-        .select(c.K, c.DCG, c.IDCG, c.NDCG)
-    )
+    got = ndcg_per_query(results, judgments, ks=[5], uncut=False).select(c.K, c.DCG, c.IDCG, c.NDCG)
     want = rows_frame(spark, [(5, dcg, idcg, ndcg)], "k int, dcg double, idcg double, ndcg double")
     assert_approx_df_equality(got, want, precision=5e-4, ignore_nullable=True)
 
@@ -61,9 +52,7 @@ def test_short_list_is_scored_on_what_is_there_and_ideal_cut_at_k(spark: SparkSe
 
 def test_ties_broken_by_doc_id_descending_in_byte_order(spark: SparkSession) -> None:
     # Equal scores: 'b' > 'B' > 'A' in byte order, so 'b' ranks first, whatever the input order.
-    results = rows_frame(
-        spark, [("run", "q", doc, 1.0, None) for doc in ["A", "b", "B"]], RESULTS_DDL
-    )
+    results = rows_frame(spark, [("run", "q", doc, 1.0, None) for doc in ["A", "b", "B"]], RESULTS_DDL)
     judgments = rows_frame(spark, [("q", "b", 1)], JUDGMENTS_DDL)
     assert ndcg_per_query(results, judgments, ks=[1], uncut=False).first()[c.NDCG] == 1.0
     judgments = rows_frame(spark, [("q", "A", 1)], JUDGMENTS_DDL)
@@ -114,9 +103,7 @@ def _report(spark: SparkSession, partitions: int, input_splits: int) -> tuple[li
     results, judgments = _generated(seed=5)
     with session_settings(spark, {"spark.sql.shuffle.partitions": str(partitions)}):
         per_query = ndcg_per_query(
-            rows_frame(spark, [(*row, None) for row in results], RESULTS_DDL).repartition(
-                input_splits
-            ),
+            rows_frame(spark, [(*row, None) for row in results], RESULTS_DDL).repartition(input_splits),
             rows_frame(spark, judgments, JUDGMENTS_DDL).repartition(input_splits),
             ks=[1, 3, 10],
             complete=True,
@@ -151,12 +138,18 @@ def test_summary_and_counts_in_one_aggregation(spark: SparkSession) -> None:
     """Its summary rows are summarize's, to the bit; its count rows give per run the queries
     retrieved and the judged ones among them (a judged query no run retrieved has no run)."""
     per_query = rows_frame(
-        spark, [("r1", "ndcg_cut", 5, 0.5, 1.0, "v"), ("r1", "ndcg_cut", 5, 0.1, 0.2, "v"),
-         ("r1", "ndcg", None, 0.7, 1.0, "v"), ("r2", "ndcg_cut", 5, 1.0, 0.6, "v")],
+        spark,
+        [
+            ("r1", "ndcg_cut", 5, 0.5, 1.0, "v"),
+            ("r1", "ndcg_cut", 5, 0.1, 0.2, "v"),
+            ("r1", "ndcg", None, 0.7, 1.0, "v"),
+            ("r2", "ndcg_cut", 5, 1.0, 0.6, "v"),
+        ],
         "run_id string, measure string, k int, ndcg double, judged_at_k double, variant string",
     )
     pairs = rows_frame(
-        spark, [("r1", "q1", 3), ("r1", "q2", 1), ("r1", "q3", None), ("r2", "q1", 3), (None, "q4", 2)],
+        spark,
+        [("r1", "q1", 3), ("r1", "q2", 1), ("r1", "q3", None), ("r2", "q1", 3), (None, "q4", 2)],
         "run_id string, query_id string, num_judged bigint",
     )
     rows = summary_and_counts(per_query, pairs).collect()

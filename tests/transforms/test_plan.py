@@ -55,8 +55,13 @@ def test_main_pass_shuffles_each_input_once(
         results,
     )
     config = build_config(
-        {"judgments": str(judgments), "results": str(results), "output": str(tmp_path / "out"),
-         "order_by": order_by, "ks": "5,10"}
+        {
+            "judgments": str(judgments),
+            "results": str(results),
+            "output": str(tmp_path / "out"),
+            "order_by": order_by,
+            "ks": "5,10",
+        }
     )
     pairs = main_pass(*read_inputs(spark, config), ks=config.ks, order_by=config.order_by).pairs
     ranked_by = "rank#" if order_by == "rank" else "score#"
@@ -80,9 +85,7 @@ def test_library_entry_point_shuffles_each_input_once(spark: SparkSession, stati
     _assert_one_shuffle_per_input(_plan(ndcg_per_query(results, judgments, ks=[5, 10])))
 
 
-def test_variants_and_several_inputs_add_no_sort_and_no_shuffle(
-    spark: SparkSession, static_plans: None, tmp_path: Path
-) -> None:
+def test_variants_and_several_inputs_add_no_sort_and_no_shuffle(spark: SparkSession, static_plans: None, tmp_path: Path) -> None:
     """-J, -M, custom gains and two results inputs: the same four sorts; the two inputs are
     shuffled together, once."""
     judgments = tmp_path / "judgments.parquet"
@@ -92,13 +95,18 @@ def test_variants_and_several_inputs_add_no_sort_and_no_shuffle(
         results[name] = str(tmp_path / f"{name}.parquet")
         pq.write_table(pa.table({"query_id": ["1", "2"], "doc_id": ["1", "2"], "score": [1.0, 2.0]}), results[name])
     config = build_config(
-        {"judgments": str(judgments), "results": [f"{name}={path}" for name, path in results.items()],
-         "output": str(tmp_path / "out"), "ks": "5,10", "judged_only": True, "max_depth": 3, "gains": "1=2"}
+        {
+            "judgments": str(judgments),
+            "results": [f"{name}={path}" for name, path in results.items()],
+            "output": str(tmp_path / "out"),
+            "ks": "5,10",
+            "judged_only": True,
+            "max_depth": 3,
+            "gains": "1=2",
+        }
     )
     options = config.options()
-    pairs = main_pass(
-        *read_inputs(spark, config), ks=options.ks, gains=options.gains, judged_only=True, max_depth=3
-    ).pairs
+    pairs = main_pass(*read_inputs(spark, config), ks=options.ks, gains=options.gains, judged_only=True, max_depth=3).pairs
     plan = _plan(pairs)
     _assert_one_shuffle_per_input(plan)
     assert len(SORT.findall(plan)) == MAIN_PASS_SORTS, drift(plan)

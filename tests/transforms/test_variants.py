@@ -26,9 +26,7 @@ EXAMPLE_RANKING = ["b", "x", "c", "d", "a"]
 
 
 def _example(spark: SparkSession) -> tuple[DataFrame, DataFrame]:
-    results = rows_frame(
-        spark, [("run", "q", doc, float(5 - i), None) for i, doc in enumerate(EXAMPLE_RANKING)], RESULTS_DDL
-    )
+    results = rows_frame(spark, [("run", "q", doc, float(5 - i), None) for i, doc in enumerate(EXAMPLE_RANKING)], RESULTS_DDL)
     return results, rows_frame(spark, EXAMPLE_JUDGMENTS, JUDGMENTS_DDL)
 
 
@@ -125,9 +123,7 @@ def test_variants_equal_the_oracle(
         max_depth=max_depth,
     )
     got = {(row[c.RUN_ID], row[c.QUERY_ID], row[c.K]): row[c.NDCG] for row in per_query.collect()}
-    want = oracle.ndcg(
-        results, judgments, ks, kind, complete=complete, table=table, judged_only=judged_only, max_depth=max_depth
-    )
+    want = oracle.ndcg(results, judgments, ks, kind, complete=complete, table=table, judged_only=judged_only, max_depth=max_depth)
     assert set(got) == set(want)
     assert max(abs(got[key] - want[key]) for key in want) < 1e-9
     assert any(0 < value < 1 for value in want.values())

@@ -33,8 +33,10 @@ def test_bad_k(value) -> None:
 
 def test_flags_override_the_config_file(tmp_path: Path) -> None:
     path = tmp_path / "c.toml"
-    path.write_text('[input]\njudgments = "x"\nresults = "y"\n[output]\npath = "z"\n'
-                    '[evaluation]\nk = [3]\ncomplete = true\n[columns]\nscore = "sim"\n')
+    path.write_text(
+        '[input]\njudgments = "x"\nresults = "y"\n[output]\npath = "z"\n'
+        '[evaluation]\nk = [3]\ncomplete = true\n[columns]\nscore = "sim"\n'
+    )
     config = parse_args(["--config", str(path), "--k", "7", "--eval-date", "2026-01-31", "--judgments", "j"])
     assert (config.judgments, config.results, config.output, config.ks) == ("j", "y", "z", (7,))
     assert config.complete and config.columns.score == "sim"
@@ -44,19 +46,19 @@ def test_flags_override_the_config_file(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("[evaluation]\ngain = \"cubic\"\n", "gain must be one of"),
+        ('[evaluation]\ngain = "cubic"\n', "gain must be one of"),
         ("[evaluation]\nsurprise = 1\n", "unknown key"),
         ("[evaluation\n", "not valid TOML"),
-        ("[validation]\nduplicate_results = \"ignore\"\n", "duplicate_results must be one of"),
-        ("[evaluation]\ncomplete = \"yes\"\n", "complete must be true or false"),
-        ("[input]\nresults_format = \"csv\"\n", "results-format must be one of"),
+        ('[validation]\nduplicate_results = "ignore"\n', "duplicate_results must be one of"),
+        ('[evaluation]\ncomplete = "yes"\n', "complete must be true or false"),
+        ('[input]\nresults_format = "csv"\n', "results-format must be one of"),
         ("[comparison]\npermutations = 0\n", "permutations must be a whole number from 1"),
-        ("[comparison]\nbootstrap = \"many\"\n", "bootstrap must be a whole number"),
-        ("[comparison]\nbaseline = \"\"\n", "baseline must name a run"),
-        ("[slices]\ncolumns = [\"locale\", \"locale\"]\n", "distinct non-empty column names"),
-        ("[input]\nquery_metadata = \"m.parquet\"\n", "no slice columns"),
+        ('[comparison]\nbootstrap = "many"\n', "bootstrap must be a whole number"),
+        ('[comparison]\nbaseline = ""\n', "baseline must name a run"),
+        ('[slices]\ncolumns = ["locale", "locale"]\n', "distinct non-empty column names"),
+        ('[input]\nquery_metadata = "m.parquet"\n', "no slice columns"),
         ("[output]\nhtml = 1\n", "html must be true or false"),
-        ("[logging]\nformat = \"xml\"\n", "log-format must be one of"),
+        ('[logging]\nformat = "xml"\n', "log-format must be one of"),
     ],
 )
 def test_bad_config_file(tmp_path: Path, text: str, message: str) -> None:
@@ -77,7 +79,7 @@ def test_workflow_keys_from_file_and_flags(tmp_path: Path) -> None:
     path = tmp_path / "c.toml"
     path.write_text(
         '[input]\njudgments_format = "trec"\nquery_metadata = "q.parquet"\n'
-        '[output]\ntrec_eval = true\nhtml = false\n'
+        "[output]\ntrec_eval = true\nhtml = false\n"
         '[comparison]\nbaseline = "prod"\npermutations = 5000\nbootstrap = 200\nseed = 7\n'
         '[slices]\ncolumns = ["locale", "device"]\n[logging]\nformat = "json"\n'
     )
@@ -98,14 +100,15 @@ def test_variant_flags_and_keys(tmp_path: Path) -> None:
     assert config.gains == ((0, 0.0), (1, 1.0), (2, 3.0), (3, 7.5))
     assert config.options().variant == "gain=linear;gains=0=0,1=1,2=3,3=7.5;judged_only;max_depth=100"
     path = tmp_path / "c.toml"
-    path.write_text('[evaluation]\njudged_only = true\nmax_depth = 50\ngains = {2 = 3, 3 = 7}\ngain = "exponential"\n'
-                    '[output]\nreport_format = "latex"\n')
+    path.write_text(
+        '[evaluation]\njudged_only = true\nmax_depth = 50\ngains = {2 = 3, 3 = 7}\ngain = "exponential"\n'
+        '[output]\nreport_format = "latex"\n'
+    )
     config = parse_args([*REQUIRED, "--config", str(path)])
     assert (config.judged_only, config.max_depth, config.gains) == (True, 50, ((2, 3.0), (3, 7.0)))
     assert (config.gain, config.report_format) == ("exponential", "latex")
     defaults = parse_args(REQUIRED)
-    assert (defaults.judged_only, defaults.max_depth, defaults.gains, defaults.report_format) == (
-        False, None, (), "markdown")
+    assert (defaults.judged_only, defaults.max_depth, defaults.gains, defaults.report_format) == (False, None, (), "markdown")
     assert defaults.options().variant == "gain=linear"
 
 

@@ -14,15 +14,27 @@ from ndcg_spark.report.html import render  # noqa: E402
 
 
 def _row(run: str, k: int, ndcg: float) -> dict:
-    return {"run_id": run, "measure": "ndcg_cut", "k": k, "ndcg": ndcg, "num_queries": 3, "judged_at_k": 1.0,
-            "variant": "gain=linear"}
+    return {
+        "run_id": run,
+        "measure": "ndcg_cut",
+        "k": k,
+        "ndcg": ndcg,
+        "num_queries": 3,
+        "judged_at_k": 1.0,
+        "variant": "gain=linear",
+    }
 
 
 def test_each_run_keeps_its_color_on_every_chart() -> None:
     runs = ["bm25", "dense", "hybrid"]
     data = ReportData(
-        title="2026-12-01", k=10, summary=[_row(run, k, 0.5) for run in runs for k in (5, 10)], comparison=[],
-        slices=[], histogram={run: [1] * HISTOGRAM_BINS for run in runs}, baseline="hybrid",
+        title="2026-12-01",
+        k=10,
+        summary=[_row(run, k, 0.5) for run in runs for k in (5, 10)],
+        comparison=[],
+        slices=[],
+        histogram={run: [1] * HISTOGRAM_BINS for run in runs},
+        baseline="hybrid",
         differences={"bm25": [-0.1, 0.0, 0.1], "dense": [-0.2, 0.1, 0.3]},
         trend=[("2026-11-30", "old", 0.4), *[("2026-12-01", run, 0.5) for run in runs]],
     )

@@ -13,14 +13,19 @@ VARIANT = "gain=linear;judged_only"
 
 
 def _summary(run: str, k: int | None, ndcg: float) -> Row:
-    return Row(run_id=run, measure="ndcg" if k is None else "ndcg_cut", k=k, ndcg=ndcg, num_queries=3,
-               judged_at_k=1.0, variant=VARIANT)
+    return Row(
+        run_id=run, measure="ndcg" if k is None else "ndcg_cut", k=k, ndcg=ndcg, num_queries=3, judged_at_k=1.0, variant=VARIANT
+    )
 
 
 def _evaluation(comparison: list[ComparisonRow]) -> Evaluation:
     return Evaluation(
-        summary=[_summary("base", 10, 0.5), _summary("base", None, 0.6), _summary("new_1", 10, 0.7),
-                 _summary("new_1", None, 0.55)],
+        summary=[
+            _summary("base", 10, 0.5),
+            _summary("base", None, 0.6),
+            _summary("new_1", 10, 0.7),
+            _summary("new_1", None, 0.55),
+        ],
         runs=[RunCounts("base", 3, 0, 0), RunCounts("new_1", 3, 0, 0)],
         judgment_rows=10,
         result_rows=20,
@@ -34,9 +39,20 @@ def _evaluation(comparison: list[ComparisonRow]) -> Evaluation:
 
 def _row(k: int | None, p_holm: float) -> ComparisonRow:
     return ComparisonRow(
-        baseline="base", run_id="new_1", measure="ndcg_cut" if k else "ndcg", k=k, num_queries=3,
-        ndcg_baseline=0.5, ndcg_run=0.7, mean_difference=0.2, p_value_t_holm=0.5,
-        p_value_randomization_holm=p_holm, ci_low=0.1, ci_high=0.3, permutations=1000, seed=42,
+        baseline="base",
+        run_id="new_1",
+        measure="ndcg_cut" if k else "ndcg",
+        k=k,
+        num_queries=3,
+        ndcg_baseline=0.5,
+        ndcg_run=0.7,
+        mean_difference=0.2,
+        p_value_t_holm=0.5,
+        p_value_randomization_holm=p_holm,
+        ci_low=0.1,
+        ci_high=0.3,
+        permutations=1000,
+        seed=42,
     )
 
 
@@ -62,8 +78,13 @@ def test_markdown_cells_are_literal_text_and_the_baseline_comes_first() -> None:
     evaluation = Evaluation(
         summary=[_summary(hostile, 10, 0.4), *evaluation.summary],
         runs=[RunCounts(hostile, 3, 0, 0), RunCounts("new_1", 3, 0, 0), RunCounts("base", 3, 0, 0)],
-        judgment_rows=10, result_rows=20, judged_queries=3, duplicate_judgments_dropped=0,
-        duplicate_results_dropped=0, complete=False, comparison=[_row(10, 0.01)],
+        judgment_rows=10,
+        result_rows=20,
+        judged_queries=3,
+        duplicate_judgments_dropped=0,
+        duplicate_results_dropped=0,
+        complete=False,
+        comparison=[_row(10, 0.01)],
     )
     rows = [line for line in markdown(evaluation, "t|1").splitlines() if line.startswith("| ") and "---" not in line]
     assert rows[1].startswith("| base (baseline) |")
