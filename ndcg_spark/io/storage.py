@@ -51,17 +51,17 @@ class FileSystem:
         """Why no folder can be written at path (it is a file, it is under one, or, on a local
         disk, its nearest existing folder is not writable), or None. Asked before any input is
         read: the error would otherwise come at publication, as a JVM stack trace."""
-        target = self._path(path)
+        target = self._fs.makeQualified(self._path(path))  # a relative path walks up to the working folder
         probe = target
         while probe is not None and not self._fs.exists(probe):
             probe = probe.getParent()
         if probe is None:
             return None
+        shown = self._local(str(probe.toString())) if self._scheme == "file" else str(probe.toString())
         if self._fs.getFileStatus(probe).isFile():
-            return "is a file, not a folder" if probe.equals(target) else f"is under {probe.toString()}, a file"
-        local = self._local(str(probe.toString()))
-        if self._scheme == "file" and not os.access(local, os.W_OK | os.X_OK):
-            where = "" if probe.equals(target) else f" ({local}, where it would be made)"
+            return "is a file, not a folder" if probe.equals(target) else f"is under {shown}, a file"
+        if self._scheme == "file" and not os.access(shown, os.W_OK | os.X_OK):
+            where = "" if probe.equals(target) else f" ({shown}, where it would be made)"
             return f"cannot be written by this user{where}"
         return None
 

@@ -14,6 +14,7 @@ from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
 from ndcg_spark.errors import EXIT_INPUT_REJECTED, EXIT_OK, EXIT_USAGE
+from ndcg_spark.io.storage import FileSystem
 from ndcg_spark.job.cli import main
 from tests.conftest import HANG_SECONDS, JUDGMENTS, RESULTS, error_lines, run_job, write
 
@@ -138,7 +139,11 @@ def _usage_error(capsys, *argv: str) -> str:
     return line
 
 
-def test_an_output_that_is_a_file_or_under_one_or_unwritable_is_a_usage_error(tmp_path: Path, capsys, inputs) -> None:
+def test_an_output_that_is_a_file_or_under_one_or_unwritable_is_a_usage_error(
+    spark: SparkSession, tmp_path: Path, capsys, inputs
+) -> None:
+    # a new relative folder under new folders is writable (it walks up to the working folder)
+    assert FileSystem(spark, "x").unwritable_folder("no-such-folder/of-a-test/out") is None
     blocker = tmp_path / "file-not-folder"
     blocker.write_text("not a folder")
     flags = ["--judgments", inputs[0], "--results", inputs[1], "--no-html-report", "--output"]
