@@ -87,20 +87,18 @@ def _summary_section(data: ReportData) -> str:
     return "<h2>NDCG by run and cutoff</h2>" + _table(header, rows) + scored
 
 
+def _line(points: Sequence[tuple[Any, float]], run: str, color: str) -> go.Scatter:
+    """One run's points joined by a line, in the run's color."""
+    return go.Scatter(
+        x=[x for x, _ in points], y=[y for _, y in points], mode="lines+markers", name=run, marker_color=color, line_color=color
+    )
+
+
 def _by_k_chart(data: ReportData) -> str:
     figure, colors = go.Figure(), _colors(data)
     for run in _runs(data):
         points = sorted((row[c.K], row[c.NDCG]) for row in data.summary if row[c.RUN_ID] == run and row[c.K] is not None)
-        figure.add_trace(
-            go.Scatter(
-                x=[k for k, _ in points],
-                y=[v for _, v in points],
-                mode="lines+markers",
-                name=run,
-                marker_color=colors[run],
-                line_color=colors[run],
-            )
-        )
+        figure.add_trace(_line(points, run, colors[run]))
     figure.update_layout(xaxis_title="k", yaxis_title="mean NDCG@k")
     return "<h2>NDCG@k against k</h2>" + _chart(figure, "ndcg-by-k")
 
@@ -191,16 +189,7 @@ def _trend_chart(data: ReportData) -> str:
     for run in colors:
         points = [(date, value) for date, r, value in data.trend if r == run]
         if points:
-            figure.add_trace(
-                go.Scatter(
-                    x=[d for d, _ in points],
-                    y=[v for _, v in points],
-                    mode="lines+markers",
-                    name=run,
-                    marker_color=colors[run],
-                    line_color=colors[run],
-                )
-            )
+            figure.add_trace(_line(points, run, colors[run]))
     figure.update_layout(xaxis_title="eval date", yaxis_title=f"mean NDCG@{data.k}", xaxis_type="category")
     return f"<h2>NDCG@{data.k} across eval dates</h2>" + _chart(figure, "trend")
 

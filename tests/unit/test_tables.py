@@ -3,6 +3,8 @@ evaluation (no Spark)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pyspark.sql import Row
 
 from ndcg_spark.comparison.resampling import ComparisonRow
@@ -74,17 +76,11 @@ def test_markdown_cells_are_literal_text_and_the_baseline_comes_first() -> None:
     """A run named with `|`, a newline or HTML stays one cell of plain text; the baseline heads
     the table even where it sorts last."""
     hostile = "a|b\n<script>alert(1)</script>"
-    evaluation = _evaluation([])
-    evaluation = Evaluation(
+    evaluation = _evaluation([_row(10, 0.01)])
+    evaluation = replace(
+        evaluation,
         summary=[_summary(hostile, 10, 0.4), *evaluation.summary],
         runs=[RunCounts(hostile, 3, 0, 0), RunCounts("new_1", 3, 0, 0), RunCounts("base", 3, 0, 0)],
-        judgment_rows=10,
-        result_rows=20,
-        judged_queries=3,
-        duplicate_judgments_dropped=0,
-        duplicate_results_dropped=0,
-        complete=False,
-        comparison=[_row(10, 0.01)],
     )
     rows = [line for line in markdown(evaluation, "t|1").splitlines() if line.startswith("| ") and "---" not in line]
     assert rows[1].startswith("| base (baseline) |")
