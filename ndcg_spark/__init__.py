@@ -13,7 +13,7 @@ from __future__ import annotations
 from ndcg_spark.api import Report, compare, evaluate, read_qrels, read_run
 from ndcg_spark.errors import ConfigError, InputError, NdcgSparkError
 from ndcg_spark.evaluation import Evaluation, RunCounts
-from ndcg_spark.options import ColumnNames
+from ndcg_spark.option_values import ColumnNames
 from ndcg_spark.version import package_version
 
 __version__ = package_version()

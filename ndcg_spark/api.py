@@ -6,8 +6,10 @@ Parquet instead). Classic sessions and Spark Connect alike."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import inspect
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 
@@ -20,28 +22,8 @@ from ndcg_spark.evaluation import Evaluation, slices_frame, summary_frame
 from ndcg_spark.evaluation import comparison_frame as evaluation_comparison
 from ndcg_spark.evaluation import evaluate as evaluate_inputs
 from ndcg_spark.io.trec import QRELS, RUN, read_trec
-from ndcg_spark.options import (
-    DEFAULT_BOOTSTRAP,
-    DEFAULT_KS,
-    DEFAULT_PERMUTATIONS,
-    DEFAULT_RUN_ID,
-    DEFAULT_SEED,
-    GAIN_LINEAR,
-    MAX_RESAMPLES,
-    MAX_SEED,
-    ON_DUPLICATE_ERROR,
-    ORDER_BY_SCORE,
-    ColumnNames,
-    DuplicateJudgments,
-    DuplicateResults,
-    Gain,
-    Options,
-    OrderBy,
-    choice,
-    column_names,
-    count,
-    parse_gains,
-)
+from ndcg_spark.option_values import ColumnNames, choice
+from ndcg_spark.options import DEFAULT_BOOTSTRAP, DEFAULT_PERMUTATIONS, DEFAULT_SEED, Options, declared
 from ndcg_spark.report.console import format_report
 from ndcg_spark.report.tables import TABLE_FORMATS, TABLE_MARKDOWN, TableFormat
 from ndcg_spark.report.tables import render as render_table
@@ -84,24 +66,8 @@ def evaluate(
     judgments: DataFrame,
     results: DataFrame | Mapping[str, DataFrame],
     *,
-    ks: Sequence[int] = DEFAULT_KS,
-    gain: Gain = GAIN_LINEAR,
-    complete: bool = False,
-    uncut: bool = True,
-    order_by: OrderBy = ORDER_BY_SCORE,
-    run_id: str = DEFAULT_RUN_ID,
-    duplicate_results: DuplicateResults = ON_DUPLICATE_ERROR,
-    duplicate_judgments: DuplicateJudgments = ON_DUPLICATE_ERROR,
-    columns: ColumnNames | Mapping[str, str] | None = None,
-    baseline: str | None = None,
-    permutations: int = DEFAULT_PERMUTATIONS,
-    bootstrap: int = DEFAULT_BOOTSTRAP,
-    seed: int = DEFAULT_SEED,
-    slices: Sequence[str] = (),
     query_metadata: DataFrame | None = None,
-    judged_only: bool = False,
-    max_depth: int | None = None,
-    gains: Mapping[int, float] | str | None = None,
+    **options: Any,
 ) -> Report:
     """NDCG@k per (run, query) and per run, with trec_eval's semantics and the job's checks.
 
@@ -111,28 +77,11 @@ def evaluate(
     of its name. Bad options raise ConfigError, bad rows InputError, each with the job's one-line
     message. With `baseline`, every other run is compared against it; with `slices`, the means
     are broken down by those query columns, read from `query_metadata` or else from `results`.
-    judged_only (trec_eval -J), max_depth (-M) and gains (a gain per grade, e.g. {2: 3, 3: 7})
-    are the variants described in docs/semantics.md."""
-    options = Options(
-        ks=tuple(ks),
-        gain=gain,
-        complete=complete,
-        uncut=uncut,
-        order_by=order_by,
-        run_id=run_id,
-        duplicate_results=duplicate_results,
-        duplicate_judgments=duplicate_judgments,
-        columns=column_names(columns),
-        baseline=baseline,
-        permutations=permutations,
-        bootstrap=bootstrap,
-        seed=seed,
-        slices=tuple(slices),
-        judged_only=judged_only,
-        max_depth=max_depth,
-        gains=parse_gains(gains),
-    ).validated()
-    if query_metadata is not None and not options.slices:
+
+    Every option of docs/options.md is a keyword, spelled as that table's Python keyword (the
+    signature lists them with their defaults)."""
+    chosen = Options.of(options)
+    if query_metadata is not None and not chosen.slices:
         raise ConfigError("query_metadata is given but no slice columns: pass slices=[...]")
     spark = judgments.sparkSession
     if isinstance(results, DataFrame):
@@ -141,28 +90,42 @@ def evaluate(
         sources = [Source(frame, _GIVEN, str(name)) for name, frame in results.items()]
     else:
         raise ConfigError("results must be a DataFrame or a mapping of run names to DataFrames")
-    judged, retrieved = canonical_inputs(Source(judgments, _GIVEN), sources, options, located=False)
+    judged, retrieved = canonical_inputs(Source(judgments, _GIVEN), sources, chosen, located=False)
     slice_input = None
-    if options.slices:
+    if chosen.slices:
         if query_metadata is None and len(sources) > 1:
             raise ConfigError("slices of several results frames need query_metadata")
         label, frame = (QUERY_METADATA, query_metadata) if query_metadata is not None else (RESULTS, sources[0].frame)
-        slice_input = slice_source(label, _GIVEN, frame, options.columns.query_id, options.slices)
+        slice_input = slice_source(label, _GIVEN, frame, chosen.columns.query_id, chosen.slices)
     store = ExecutorStore()
     try:
         with session_settings(spark, PLAN_CONF):
-            per_query, evaluation = evaluate_inputs(spark, judged, retrieved, options, store, slice_input)
+            per_query, evaluation = evaluate_inputs(spark, judged, retrieved, chosen, store, slice_input)
     except BaseException:
         store.release()  # a refused input leaves nothing cached behind
         raise
     return Report(
         per_query=per_query,
         summary=summary_frame(spark, per_query, evaluation),
-        comparison=evaluation_comparison(spark, evaluation) if options.baseline is not None else None,
-        slices=slices_frame(spark, evaluation) if options.slices else None,
+        comparison=evaluation_comparison(spark, evaluation) if chosen.baseline is not None else None,
+        slices=slices_frame(spark, evaluation) if chosen.slices else None,
         evaluation=evaluation,
         store=store,
     )
+
+
+def _signature() -> inspect.Signature:
+    """evaluate's signature with every option as a keyword of its own, for help() and a
+    notebook's completion (the function takes them as **options)."""
+    fixed = [p for p in inspect.signature(evaluate).parameters.values() if p.kind != p.VAR_KEYWORD]
+    keywords = [
+        inspect.Parameter(item.name, inspect.Parameter.KEYWORD_ONLY, default=getattr(Options(), item.name), annotation=item.type)
+        for item in declared()
+    ]
+    return inspect.Signature([*fixed, *keywords], return_annotation=Report)
+
+
+evaluate.__signature__ = _signature()  # type: ignore[attr-defined]
 
 
 def compare(
@@ -177,11 +140,8 @@ def compare(
     ties and losses, a paired t-test, a randomization test, a bootstrap interval and Holm's
     correction across runs. `per_query` has the job's per_query columns (a Report's, or a
     published per_query read back); the result has the job's comparison schema."""
-    resampling = Resampling(
-        count("permutations", permutations, 1, MAX_RESAMPLES),
-        count("bootstrap", bootstrap, 1, MAX_RESAMPLES),
-        count("seed", seed, 0, MAX_SEED),
-    )
+    chosen = Options.of({"permutations": permutations, "bootstrap": bootstrap, "seed": seed})
+    resampling = Resampling(chosen.permutations, chosen.bootstrap, chosen.seed)
     require_columns(per_query, "per_query", _GIVEN, [c.RUN_ID, c.QUERY_ID, c.MEASURE, c.K, c.NDCG])
     # A few run ids, put in order on the driver as the job's summary is (no sampling job);
     # NULL first, as Spark's ascending order puts it.

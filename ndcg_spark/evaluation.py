@@ -20,7 +20,8 @@ from ndcg_spark.comparison.resampling import ComparisonRow, Resampling, compare,
 from ndcg_spark.comparison.resampling import comparison_frame as comparison_rows_frame
 from ndcg_spark.errors import InputError
 from ndcg_spark.frames import local_frame
-from ndcg_spark.options import GAIN_LINEAR, ORDER_BY_SCORE, Gain, GainTable, Options, OrderBy
+from ndcg_spark.option_values import GainTable
+from ndcg_spark.options import GAIN_LINEAR, ORDER_BY_SCORE, Gain, Options, OrderBy
 from ndcg_spark.progress import step
 from ndcg_spark.scoring.metrics import (
     COUNTS_ROW,

@@ -1,17 +1,32 @@
-"""The choices an evaluation takes, as typed values, and their validation.
+"""The choices an evaluation takes, each declared once: its type and default (the field), how its
+value is checked, and how each caller spells it (the Python keyword is the field's name; the
+command's flag and the config file's key are in its declaration).
 
-Both the Python API and the job's config use these, so a bad value gets the same one-line
-message wherever it comes from, before Spark reads anything."""
+The job's command line, its config file, `evaluate()`'s keywords, the validation, the manifest
+and the table in docs/options.md are all derived from these declarations, so a new option is one
+field here plus its logic."""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
+import dataclasses
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal, get_args
 
-from ndcg_spark import columns as c
 from ndcg_spark.errors import ConfigError
+from ndcg_spark.option_values import (
+    ColumnNames,
+    GainTable,
+    boolean,
+    choice,
+    column_names,
+    count,
+    format_gains,
+    parse_gains,
+    parse_ks,
+    parse_names,
+)
+from ndcg_spark.remedies import Setting
 
 Gain = Literal["linear", "exponential"]
 GAIN_LINEAR: Gain = "linear"
@@ -42,211 +57,228 @@ MAX_RESAMPLES = 1_000_000
 MAX_SEED = 2**31 - 1
 MAX_DEPTH = 2**31 - 1
 
-GainTable = tuple[tuple[int, float], ...]
-"""Custom gains: (grade, gain) pairs sorted by grade; a grade not listed keeps the chosen gain."""
+# The config file's tables that hold options.
+EVALUATION, VALIDATION, COMPARISON, SLICES, COLUMNS = "evaluation", "validation", "comparison", "slices", "columns"
+WHOLE_TABLE = ""
+"""A declaration's key when the option is its whole table (the input column names: [columns])."""
+
+_DECLARED = "ndcg_spark.option"
 
 
 @dataclass(frozen=True)
-class ColumnNames:
-    """Names of the input columns; each is renamed to the canonical name of the same field."""
+class Declared:
+    """How one option is checked and spelled, beside its field (name, type, default)."""
 
-    query_id: str = c.QUERY_ID
-    doc_id: str = c.DOC_ID
-    relevance: str = c.RELEVANCE
-    score: str = c.SCORE
-    run_id: str = c.RUN_ID
-    rank: str = c.RANK
-
-
-def column_names(value: ColumnNames | Mapping[str, str] | None) -> ColumnNames:
-    """ColumnNames from a mapping of canonical name to input name; unknown keys are refused."""
-    if value is None:
-        return ColumnNames()
-    if isinstance(value, ColumnNames):
-        return value
-    if not isinstance(value, Mapping):
-        raise ConfigError(f"columns must map canonical names to input names, got {value!r}")
-    allowed = [f.name for f in fields(ColumnNames)]
-    unknown = sorted(set(value) - set(allowed))
-    if unknown:
-        raise ConfigError(f"unknown column key(s): {', '.join(unknown)} (known: {', '.join(allowed)})")
-    for key, name in value.items():
-        if not isinstance(name, str) or not name:
-            raise ConfigError(f"column {key} must be a non-empty string, got {name!r}")
-    return ColumnNames(**value)
+    help: str
+    section: str  # the config file's table
+    key: str | None = None  # the key in it (None: the field's name; WHOLE_TABLE: the table itself)
+    flag: str | None = None  # the command's flag (None: --the-field-name)
+    choices: tuple[str, ...] = ()
+    parse: Callable[[Any], Any] | None = None  # the value from any caller's form; ConfigError if bad
+    switch: bool = False  # true or false: --name and --no-name on the command line
+    record: Callable[[Any], Any] | None = None  # its JSON form in the manifest (None: as it is)
+    shown: str | None = None  # its default in the docs (None: from the default)
 
 
-def parse_ks(value: Any) -> tuple[int, ...]:
-    """Cutoffs from '5,10,20' or a list; sorted, unique, each a positive integer."""
-    items = value.split(",") if isinstance(value, str) else value
-    if not isinstance(items, (list, tuple)) or not items:
-        raise ConfigError(f"k must be a list of positive integers, got {value!r}")
-    ks = []
-    for item in items:
-        text = str(item).strip()
-        if isinstance(item, bool) or not text.lstrip("+").isdigit() or int(text) <= 0:
-            raise ConfigError(f"k must be positive integers, got {item!r} in {value!r}")
-        ks.append(int(text))
-    return tuple(sorted(set(ks)))
+def option(default: Any, help: str, section: str, **declared: Any) -> Any:  # noqa: A002 - argparse's word
+    """A field of Options with its declaration (see Declared)."""
+    metadata = {_DECLARED: Declared(help, section, **declared)}
+    if isinstance(default, ColumnNames):
+        return field(default_factory=ColumnNames, metadata=metadata)
+    return field(default=default, metadata=metadata)
 
 
-def choice(name: str, value: Any, allowed: Sequence[str]) -> Any:
-    """value when it is one of allowed, else a ConfigError naming the option."""
-    if value not in allowed:
-        raise ConfigError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
-    return value
+def _run_name(value: Any) -> str:
+    if not str(value):
+        raise ConfigError("run-id must not be empty")
+    return str(value)
 
 
-def flag(name: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise ConfigError(f"{name} must be true or false, got {value!r}")
-    return value
+def _baseline(value: Any) -> str | None:
+    if value is not None and not str(value):
+        raise ConfigError("baseline must name a run, got an empty string")
+    return None if value is None else str(value)
 
 
-def count(name: str, value: Any, low: int, high: int) -> int:
-    if isinstance(value, bool) or not str(value).strip().lstrip("+").isdigit():
-        raise ConfigError(f"{name} must be a whole number from {low} to {high}, got {value!r}")
-    number = int(str(value).strip())
-    if not low <= number <= high:
-        raise ConfigError(f"{name} must be a whole number from {low} to {high}, got {value!r}")
-    return number
+def _max_depth(value: Any) -> int | None:
+    return None if value is None else count("max_depth", value, 1, MAX_DEPTH)
 
 
-def parse_gains(value: Any) -> GainTable:
-    """Custom gains from '0=0,1=1,2=3', a mapping of grade to gain, or (grade, gain) pairs.
-
-    A grade is a whole number >= 0: negative grades always gain 0 (trec_eval's rule for judged
-    but unusable documents), so a gain given for one could only be ignored. A gain is a finite
-    number >= 0. Each grade is given once."""
-    if value is None or value == "" or value == ():
-        return ()
-    if isinstance(value, str):
-        entries = [item.strip() for item in value.split(",")]
-        pairs = []
-        for entry in entries:
-            grade, sep, gain = entry.partition("=")
-            if not sep:
-                raise ConfigError(f"gains entry {entry!r} must be GRADE=GAIN, e.g. 2=3 (in {value!r})")
-            pairs.append((grade.strip(), gain.strip(), entry))
-    elif isinstance(value, Mapping):
-        pairs = [(grade, gain, f"{grade}={gain}") for grade, gain in value.items()]
-    elif isinstance(value, (list, tuple)):
-        if not all(isinstance(item, (list, tuple)) and len(item) == 2 for item in value):
-            raise ConfigError(f"gains must map grades to gains, e.g. 0=0,1=1,2=3, got {value!r}")
-        pairs = [(grade, gain, f"{grade}={gain}") for grade, gain in value]
-    else:
-        raise ConfigError(f"gains must map grades to gains, e.g. 0=0,1=1,2=3, got {value!r}")
-    table: dict[int, float] = {}
-    for grade, gain, entry in pairs:
-        table_grade = _grade(grade, entry)
-        if table_grade in table:
-            raise ConfigError(f"gains entry {entry!r}: grade {table_grade} is given more than once")
-        table[table_grade] = _gain_value(gain, entry)
-    return tuple(sorted(table.items()))
-
-
-def _grade(value: Any, entry: str) -> int:
-    text = str(value).strip()
-    if isinstance(value, bool) or not text.lstrip("+-").isdigit():
-        raise ConfigError(f"gains entry {entry!r}: grade {value!r} is not a whole number")
-    grade = int(text)
-    if grade < 0:
-        raise ConfigError(f"gains entry {entry!r}: negative grades always gain 0 (trec_eval), so they take no gain")
-    return grade
-
-
-def _gain_value(value: Any, entry: str) -> float:
-    try:
-        gain = float(value) if not isinstance(value, bool) else math.nan
-    except (TypeError, ValueError):
-        gain = math.nan
-    if not math.isfinite(gain) or gain < 0:
-        raise ConfigError(f"gains entry {entry!r}: the gain must be a finite number >= 0, got {value!r}")
-    return gain
-
-
-def format_gains(table: GainTable) -> str:
-    """'0=0,1=1,2=3': the form --gains takes, for messages, the printed report and the manifest."""
-    return ",".join(f"{grade}={_number(gain)}" for grade, gain in table)
-
-
-def _number(value: float) -> str:
-    """3.0 as '3', 4.5 as '4.5': the shortest text that reads back as the same double."""
-    return str(int(value)) if value.is_integer() else repr(value)
-
-
-def depth(value: Any) -> int | None:
-    """--max-depth: None (no cut) or a positive whole number."""
-    if value is None:
-        return None
-    return count("max_depth", value, 1, MAX_DEPTH)
-
-
-def parse_names(name: str, value: Any) -> tuple[str, ...]:
-    """Column names from 'a,b' or a list; order kept, duplicates refused."""
-    items = value.split(",") if isinstance(value, str) else value
-    if not isinstance(items, (list, tuple)):
-        raise ConfigError(f"{name} must be a list of column names, got {value!r}")
-    names = tuple(str(item).strip() for item in items)
-    if any(not item for item in names) or len(set(names)) != len(names):
-        raise ConfigError(f"{name} must be distinct non-empty column names, got {value!r}")
-    return names
+def _gains_table(table: GainTable) -> dict[str, float]:
+    return {str(grade): gain for grade, gain in table}
 
 
 @dataclass(frozen=True)
 class Options:
     """How to score and compare: every choice of an evaluation except where the data lives."""
 
-    ks: tuple[int, ...] = DEFAULT_KS
-    gain: Gain = GAIN_LINEAR
-    complete: bool = False
-    uncut: bool = True
-    order_by: OrderBy = ORDER_BY_SCORE
-    run_id: str = DEFAULT_RUN_ID
-    duplicate_results: DuplicateResults = ON_DUPLICATE_ERROR
-    duplicate_judgments: DuplicateJudgments = ON_DUPLICATE_ERROR
-    columns: ColumnNames = field(default_factory=ColumnNames)
-    baseline: str | None = None
-    permutations: int = DEFAULT_PERMUTATIONS
-    bootstrap: int = DEFAULT_BOOTSTRAP
-    seed: int = DEFAULT_SEED
-    slices: tuple[str, ...] = ()
-    judged_only: bool = False
-    max_depth: int | None = None
-    gains: GainTable = ()
+    ks: tuple[int, ...] = option(
+        DEFAULT_KS, "cutoffs, positive integers, comma-separated", EVALUATION, key="k", flag="--k", parse=parse_ks
+    )
+    gain: Gain = option(GAIN_LINEAR, "linear (trec_eval) or exponential: 2^rel - 1", EVALUATION, choices=GAINS)
+    gains: GainTable = option(
+        (),
+        "a gain per grade, GRADE=GAIN,... (e.g. 0=0,1=1,2=3,3=7; in Python also {2: 3, 3: 7}); other grades keep"
+        " the gain's; write --gains=... if the first entry starts with -",
+        EVALUATION,
+        parse=parse_gains,
+        record=_gains_table,
+        shown="none",
+    )
+    judged_only: bool = option(
+        False, "drop unjudged documents (and those graded < 0) before ranking (trec_eval -J)", EVALUATION, switch=True
+    )
+    max_depth: int | None = option(
+        None, "cut each ordered list after N documents (trec_eval -M); the ideal is untouched", EVALUATION, parse=_max_depth
+    )
+    complete: bool = option(False, "every judged query counts; a run lacking it scores 0 (trec_eval -c)", EVALUATION, switch=True)
+    uncut: bool = option(True, "also report the uncut NDCG (k empty), over each whole list", EVALUATION, switch=True)
+    order_by: OrderBy = option(
+        ORDER_BY_SCORE,
+        "score (trec_eval: score descending, doc_id descending) or the results' rank column",
+        EVALUATION,
+        choices=ORDERS,
+    )
+    run_id: str = option(DEFAULT_RUN_ID, "the run's name when the results have no run_id column", EVALUATION, parse=_run_name)
+    duplicate_judgments: DuplicateJudgments = option(
+        ON_DUPLICATE_ERROR,
+        "error (trec_eval) or keep_max: keep the highest grade of a document judged twice for one query",
+        VALIDATION,
+        choices=DUPLICATE_JUDGMENT_POLICIES,
+    )
+    duplicate_results: DuplicateResults = option(
+        ON_DUPLICATE_ERROR,
+        "error (trec_eval) or keep_best: keep the best-ranked copy of a document retrieved twice for one query and run",
+        VALIDATION,
+        choices=DUPLICATE_RESULT_POLICIES,
+    )
+    columns: ColumnNames = option(
+        ColumnNames(),
+        "input column names, CANONICAL=YOURS,... (e.g. doc_id=item,score=prediction; in Python also a dict)",
+        COLUMNS,
+        key=WHOLE_TABLE,
+        parse=column_names,
+        record=dataclasses.asdict,
+        shown="the canonical names",
+    )
+    baseline: str | None = option(None, "the run every other run is compared against", COMPARISON, parse=_baseline)
+    permutations: int = option(
+        DEFAULT_PERMUTATIONS,
+        "randomization-test draws (all 2^n sign flips, an exact test, when that is fewer)",
+        COMPARISON,
+        parse=lambda value: count("permutations", value, 1, MAX_RESAMPLES),
+    )
+    bootstrap: int = option(
+        DEFAULT_BOOTSTRAP,
+        "bootstrap resamples for the 95% interval",
+        COMPARISON,
+        parse=lambda value: count("bootstrap", value, 1, MAX_RESAMPLES),
+    )
+    seed: int = option(
+        DEFAULT_SEED,
+        "seed of both resampling tests: same seed, same numbers, whatever the cluster",
+        COMPARISON,
+        parse=lambda value: count("seed", value, 0, MAX_SEED),
+    )
+    slices: tuple[str, ...] = option(
+        (),
+        "query columns to summarize by, comma-separated: from the results or the query metadata",
+        SLICES,
+        key="columns",
+        parse=lambda value: parse_names("slices", value),
+        shown="none",
+    )
 
     def validated(self) -> Options:
         """A copy with every value checked and normalized; every problem is a ConfigError."""
-        options = Options(
-            ks=parse_ks(self.ks),
-            gain=choice("gain", self.gain, GAINS),
-            complete=flag("complete", self.complete),
-            uncut=flag("uncut", self.uncut),
-            order_by=choice("order_by", self.order_by, ORDERS),
-            run_id=str(self.run_id),
-            duplicate_results=choice("duplicate_results", self.duplicate_results, DUPLICATE_RESULT_POLICIES),
-            duplicate_judgments=choice("duplicate_judgments", self.duplicate_judgments, DUPLICATE_JUDGMENT_POLICIES),
-            columns=column_names(self.columns),
-            baseline=None if self.baseline is None else str(self.baseline),
-            permutations=count("permutations", self.permutations, 1, MAX_RESAMPLES),
-            bootstrap=count("bootstrap", self.bootstrap, 1, MAX_RESAMPLES),
-            seed=count("seed", self.seed, 0, MAX_SEED),
-            slices=parse_names("slices", self.slices),
-            judged_only=flag("judged_only", self.judged_only),
-            max_depth=depth(self.max_depth),
-            gains=parse_gains(self.gains),
-        )
-        if not options.run_id:
-            raise ConfigError("run-id must not be empty")
-        if options.baseline == "":
-            raise ConfigError("baseline must name a run, got an empty string")
-        return options
+        return dataclasses.replace(self, **{item.name: _check(item, getattr(self, item.name)) for item in declared(self)})
+
+    @classmethod
+    def of(cls, keywords: Mapping[str, Any]) -> Options:
+        """Validated options from keyword arguments (evaluate's); an unknown keyword is a
+        ConfigError that lists the known ones."""
+        names = [item.name for item in fields(cls)]
+        unknown = sorted(set(keywords) - set(names))
+        if unknown:
+            raise ConfigError(f"unknown option(s): {', '.join(unknown)} (known: {', '.join(names)})")
+        return cls(**keywords).validated()
+
+    def recorded(self) -> dict[str, Any]:
+        """Every option as the manifest records it, under its keyword."""
+        return {item.name: _record(item, getattr(self, item.name)) for item in declared(self)}
 
     @property
     def variant(self) -> str:
         """How the values were computed, beyond the cutoff: the `variant` column of the reports,
         so that two reports computed differently cannot be mistaken for each other."""
         return describe_variant(self.gain, self.gains, self.judged_only, self.max_depth)
+
+
+def declaration(item: dataclasses.Field) -> Declared:
+    spec: Declared = item.metadata[_DECLARED]
+    return spec
+
+
+def declared(kind: Options | type[Options] = Options) -> Iterator[dataclasses.Field]:
+    """The declared options' fields, in their order."""
+    return (item for item in fields(kind) if _DECLARED in item.metadata)
+
+
+def _check(item: dataclasses.Field, value: Any) -> Any:
+    spec = declaration(item)
+    if spec.switch:
+        return boolean(item.name, value)
+    if spec.choices:
+        return choice(item.name, value, spec.choices)
+    return value if spec.parse is None else spec.parse(value)
+
+
+def _record(item: dataclasses.Field, value: Any) -> Any:
+    spec = declaration(item)
+    return value if spec.record is None else spec.record(value)
+
+
+def flag_of(item: dataclasses.Field) -> str:
+    spec = declaration(item)
+    return spec.flag or "--" + item.name.replace("_", "-")
+
+
+def key_of(item: dataclasses.Field) -> str:
+    spec = declaration(item)
+    return item.name if spec.key is None else spec.key
+
+
+def spelling(name: str, kind: type[Options] = Options) -> Setting:
+    """How the command, the config file and Python spell the option `name`."""
+    item = next(item for item in declared(kind) if item.name == name)
+    return Setting(name, flag_of(item), declaration(item).section, key_of(item))
+
+
+def _shown(item: dataclasses.Field) -> str:
+    spec = declaration(item)
+    if spec.shown is not None:
+        return spec.shown
+    default = item.default
+    if isinstance(default, bool):
+        return "on" if default else "off"
+    if default is None:
+        return "none"
+    if isinstance(default, tuple):
+        return ",".join(map(str, default))
+    return str(default)
+
+
+def options_table(kind: type[Options] = Options) -> str:
+    """The Markdown table of docs/options.md: each option as each caller spells it."""
+    lines = ["| Python keyword | flag | config key | default | meaning |", "|---|---|---|---|---|"]
+    for item in declared(kind):
+        spec = declaration(item)
+        flag = flag_of(item) + (f", --no-{flag_of(item)[2:]}" if spec.switch else "")
+        key = f"[{spec.section}]" + (f" {key_of(item)}" if key_of(item) != WHOLE_TABLE else "")
+        choices = f" ({' or '.join(spec.choices)})" if spec.choices else ""
+        meaning = spec.help.replace("|", "\\|")
+        lines.append(f"| `{item.name}` | `{flag}` | `{key}` | {_shown(item)}{choices} | {meaning} |")
+    return "\n".join(lines) + "\n"
 
 
 def describe_variant(gain: Gain, gains: GainTable, judged_only: bool, max_depth: int | None) -> str:

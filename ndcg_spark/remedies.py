@@ -22,25 +22,16 @@ class Setting:
     key: str  # the key in that table
 
 
-SETTINGS = {
-    setting.keyword: setting
-    for setting in (
-        Setting("duplicate_judgments", "--duplicate-judgments", "validation", "duplicate_judgments"),
-        Setting("duplicate_results", "--duplicate-results", "validation", "duplicate_results"),
-    )
-}
-
-
 @dataclass(frozen=True)
 class Remedy:
-    """Set `keyword` to `value`, which does `effect` (e.g. 'to keep the highest grade')."""
+    """Set `setting` to `value`, which does `effect` (e.g. 'to keep the highest grade')."""
 
-    keyword: str
+    setting: Setting
     value: str
     effect: str
 
     def phrase(self, voice: Voice) -> str:
-        setting = SETTINGS[self.keyword]
+        setting = self.setting
         if voice == VOICE_PYTHON:
             return f'pass {setting.keyword}="{self.value}" {self.effect}'
         return f'pass {setting.flag} {self.value} (config file: [{setting.section}] {setting.key} = "{self.value}") {self.effect}'

@@ -24,6 +24,7 @@ from ndcg_spark.options import (
     ON_DUPLICATE_RESULT_KEEP_BEST,
     ORDER_BY_RANK,
     Options,
+    spelling,
 )
 from ndcg_spark.remedies import Remedy
 
@@ -276,7 +277,7 @@ def _judgments(raw: DataFrame, path: str, options: Options, id_types: IdTypes, l
             f"columns '{names.query_id}', '{names.doc_id}': {{keys}} (query, doc) pairs are judged"
             " more than once ({extra} extra rows); trec_eval refuses this"
         ),
-        remedy=Remedy("duplicate_judgments", ON_DUPLICATE_JUDGMENT_KEEP_MAX, "to keep the highest grade"),
+        remedy=Remedy(spelling("duplicate_judgments"), ON_DUPLICATE_JUDGMENT_KEEP_MAX, "to keep the highest grade"),
     )
     return _input(JUDGMENTS, path, raw, columns, checks, duplicates, located)
 
@@ -320,6 +321,6 @@ def _results(source: Source, options: Options, id_types: IdTypes, located: bool,
             f"columns '{names.query_id}', '{names.doc_id}': {{keys}} documents are retrieved more"
             " than once for the same query and run ({extra} extra rows); trec_eval refuses this"
         ),
-        remedy=Remedy("duplicate_results", ON_DUPLICATE_RESULT_KEEP_BEST, "to keep the best-scored copy"),
+        remedy=Remedy(spelling("duplicate_results"), ON_DUPLICATE_RESULT_KEEP_BEST, "to keep the best-scored copy"),
     )
     return _input(RESULTS, path, raw, columns, checks, duplicates, located)

@@ -17,7 +17,7 @@ from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
 from ndcg_spark.errors import InputError, first_line
-from ndcg_spark.options import ColumnNames
+from ndcg_spark.option_values import ColumnNames
 
 VALUE = "value"  # the column Spark's text source reads a line into
 _FIELDS = "_fields"

@@ -15,7 +15,7 @@ from ndcg_spark.scoring.slices import QUERY_METADATA, SliceSource, slice_source
 def read_input(spark: SparkSession, path: str, label: str, fmt: str, layout: Layout, config: JobConfig) -> DataFrame:
     """Parquet as it is, or trec_eval text parsed into the configured column names."""
     if fmt == FORMAT_TREC:
-        return read_trec(spark, path, label, layout, config.columns)
+        return read_trec(spark, path, label, layout, config.options.columns)
     try:
         return read_parquet(spark, path, label)
     except NotParquetError:
@@ -33,13 +33,13 @@ def read_inputs(spark: SparkSession, config: JobConfig) -> tuple[Input, Input]:
         Source(read_input(spark, path, RESULTS, config.results_format, RUN, config), path, name)
         for name, path in config.result_paths
     ]
-    return canonical_inputs(Source(judgments, config.judgments), results, config.options(), located=True)
+    return canonical_inputs(Source(judgments, config.judgments), results, config.options, located=True)
 
 
 def read_slices(spark: SparkSession, config: JobConfig) -> SliceSource | None:
     """The query id and slice columns, from the query metadata or the results; checked now, so
     a missing column fails in seconds, before the main pass."""
-    if not config.slices:
+    if not config.options.slices:
         return None
     if config.query_metadata is not None:
         label, path = QUERY_METADATA, config.query_metadata
@@ -48,4 +48,4 @@ def read_slices(spark: SparkSession, config: JobConfig) -> SliceSource | None:
     else:
         label, path = RESULTS, config.result_paths[0][1]
     frame = read_parquet(spark, path, label)
-    return slice_source(label, path, frame, config.columns.query_id, config.slices)
+    return slice_source(label, path, frame, config.options.columns.query_id, config.options.slices)

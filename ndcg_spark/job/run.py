@@ -69,11 +69,10 @@ def _input_paths(config: JobConfig) -> dict[str, str]:
 
 
 def _settings(config: JobConfig) -> dict[str, object]:
-    """The configuration as the manifest records it: the gains as a table of grade to gain."""
-    settings = dataclasses.asdict(config)
-    settings["gains"] = {str(grade): gain for grade, gain in config.gains}
+    """The configuration as the manifest records it: the job's settings and every option, side by side."""
+    settings = {item.name: getattr(config, item.name) for item in dataclasses.fields(config) if item.name != "options"}
     settings["named_results"] = dict(config.named_results)
-    return settings
+    return {**settings, **config.options.recorded()}
 
 
 def evaluate_paths(spark: SparkSession, config: JobConfig, staging: Staging) -> tuple[DataFrame, Evaluation]:
@@ -87,7 +86,7 @@ def evaluate_paths(spark: SparkSession, config: JobConfig, staging: Staging) -> 
         # With the schema given, reading it back needs no Spark job to infer it.
         return spark.read.schema(pairs.schema).parquet(staging.path(PAIRS_DIR))
 
-    return evaluate(spark, judgments, results, config.options(), stage, slice_input)
+    return evaluate(spark, judgments, results, config.options, stage, slice_input)
 
 
 @contextmanager
@@ -144,14 +143,16 @@ def _publish(
         spark,
         per_query,
         evaluation,
-        comparison=config.baseline is not None,
-        slices=bool(config.slices),
+        comparison=config.options.baseline is not None,
+        slices=bool(config.options.slices),
         trec_eval_report=config.trec_eval_report,
     )
     page = None
     if renderer is not None:
         with progress.step("html report") as counts:
-            data = gather(spark, layout, per_query, evaluation, config.ks, config.baseline, judged_warnings(evaluation))
+            data = gather(
+                spark, layout, per_query, evaluation, config.options.ks, config.options.baseline, judged_warnings(evaluation)
+            )
             page = renderer.render(data)
             counts.update(bytes=len(page))
     with progress.step("publish") as counts:

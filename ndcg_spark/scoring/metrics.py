@@ -20,13 +20,13 @@ from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
 from ndcg_spark.frames import copartition, indicator, sql_name
+from ndcg_spark.option_values import GainTable
 from ndcg_spark.options import (
     GAIN_EXPONENTIAL,
     GAIN_LINEAR,
     ORDER_BY_RANK,
     ORDER_BY_SCORE,
     Gain,
-    GainTable,
     OrderBy,
     describe_variant,
 )

@@ -63,7 +63,7 @@ def test_main_pass_shuffles_each_input_once(
             "ks": "5,10",
         }
     )
-    pairs = main_pass(*read_inputs(spark, config), ks=config.ks, order_by=config.order_by).pairs
+    pairs = main_pass(*read_inputs(spark, config), ks=config.options.ks, order_by=config.options.order_by).pairs
     ranked_by = "rank#" if order_by == "rank" else "score#"
     plan = _plan(pairs)
     _assert_one_shuffle_per_input(plan)
@@ -105,7 +105,7 @@ def test_variants_and_several_inputs_add_no_sort_and_no_shuffle(spark: SparkSess
             "gains": "1=2",
         }
     )
-    options = config.options()
+    options = config.options
     pairs = main_pass(*read_inputs(spark, config), ks=options.ks, gains=options.gains, judged_only=True, max_depth=3).pairs
     plan = _plan(pairs)
     _assert_one_shuffle_per_input(plan)

@@ -9,15 +9,20 @@ import pytest
 
 from ndcg_spark.errors import ConfigError
 from ndcg_spark.job.config import parse_args
-from ndcg_spark.options import ColumnNames, parse_ks
+from ndcg_spark.option_values import ColumnNames, parse_ks
 
 REQUIRED = ["--judgments", "j", "--results", "r", "--output", "o"]
 
 
 def test_defaults() -> None:
     config = parse_args(REQUIRED)
-    assert (config.ks, config.gain, config.complete, config.run_id) == ((5, 10, 20), "linear", False, "run")
-    assert config.eval_date is None and config.columns == ColumnNames()
+    assert (config.options.ks, config.options.gain, config.options.complete, config.options.run_id) == (
+        (5, 10, 20),
+        "linear",
+        False,
+        "run",
+    )
+    assert config.eval_date is None and config.options.columns == ColumnNames()
 
 
 def test_ks_are_sorted_and_unique() -> None:
@@ -38,8 +43,8 @@ def test_flags_override_the_config_file(tmp_path: Path) -> None:
         '[evaluation]\nk = [3]\ncomplete = true\n[columns]\nscore = "sim"\n'
     )
     config = parse_args(["--config", str(path), "--k", "7", "--eval-date", "2026-01-31", "--judgments", "j"])
-    assert (config.judgments, config.results, config.output, config.ks) == ("j", "y", "z", (7,))
-    assert config.complete and config.columns.score == "sim"
+    assert (config.judgments, config.results, config.output, config.options.ks) == ("j", "y", "z", (7,))
+    assert config.options.complete and config.options.columns.score == "sim"
     assert config.eval_date == dt.date(2026, 1, 31)
 
 
@@ -86,30 +91,40 @@ def test_workflow_keys_from_file_and_flags(tmp_path: Path) -> None:
     config = parse_args([*REQUIRED, "--config", str(path), "--results-format", "trec", "--seed", "9"])
     assert (config.judgments_format, config.results_format) == ("trec", "trec")
     assert config.trec_eval_report and not config.html_report
-    assert (config.baseline, config.permutations, config.bootstrap, config.seed) == ("prod", 5000, 200, 9)
-    assert config.slices == ("locale", "device") and config.query_metadata == "q.parquet"
+    assert (config.options.baseline, config.options.permutations, config.options.bootstrap, config.options.seed) == (
+        "prod",
+        5000,
+        200,
+        9,
+    )
+    assert config.options.slices == ("locale", "device") and config.query_metadata == "q.parquet"
     assert config.log_format == "json"
     defaults = parse_args(REQUIRED)
-    assert defaults.html_report and defaults.baseline is None and defaults.slices == ()
-    assert parse_args([*REQUIRED, "--no-html-report", "--slices", "a, b"]).slices == ("a", "b")
+    assert defaults.html_report and defaults.options.baseline is None and defaults.options.slices == ()
+    assert parse_args([*REQUIRED, "--no-html-report", "--slices", "a, b"]).options.slices == ("a", "b")
 
 
 def test_variant_flags_and_keys(tmp_path: Path) -> None:
     config = parse_args([*REQUIRED, "--judged-only", "--max-depth", "100", "--gains", "0=0, 1=1, 2=3, 3=7.5"])
-    assert config.judged_only and config.max_depth == 100
-    assert config.gains == ((0, 0.0), (1, 1.0), (2, 3.0), (3, 7.5))
-    assert config.options().variant == "gain=linear;gains=0=0,1=1,2=3,3=7.5;judged_only;max_depth=100"
+    assert config.options.judged_only and config.options.max_depth == 100
+    assert config.options.gains == ((0, 0.0), (1, 1.0), (2, 3.0), (3, 7.5))
+    assert config.options.variant == "gain=linear;gains=0=0,1=1,2=3,3=7.5;judged_only;max_depth=100"
     path = tmp_path / "c.toml"
     path.write_text(
         '[evaluation]\njudged_only = true\nmax_depth = 50\ngains = {2 = 3, 3 = 7}\ngain = "exponential"\n'
         '[output]\nreport_format = "latex"\n'
     )
     config = parse_args([*REQUIRED, "--config", str(path)])
-    assert (config.judged_only, config.max_depth, config.gains) == (True, 50, ((2, 3.0), (3, 7.0)))
-    assert (config.gain, config.report_format) == ("exponential", "latex")
+    assert (config.options.judged_only, config.options.max_depth, config.options.gains) == (True, 50, ((2, 3.0), (3, 7.0)))
+    assert (config.options.gain, config.report_format) == ("exponential", "latex")
     defaults = parse_args(REQUIRED)
-    assert (defaults.judged_only, defaults.max_depth, defaults.gains, defaults.report_format) == (False, None, (), "markdown")
-    assert defaults.options().variant == "gain=linear"
+    assert (defaults.options.judged_only, defaults.options.max_depth, defaults.options.gains, defaults.report_format) == (
+        False,
+        None,
+        (),
+        "markdown",
+    )
+    assert defaults.options.variant == "gain=linear"
 
 
 @pytest.mark.parametrize(
