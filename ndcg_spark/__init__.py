@@ -23,7 +23,7 @@ def __getattr__(name: str) -> object:
     """NdcgEvaluator on first use: pyspark.ml (and numpy) load only for those who tune models."""
     if name == "NdcgEvaluator":
         try:
-            from ndcg_spark.evaluator import NdcgEvaluator
+            from ndcg_spark.tuning import NdcgEvaluator
         except ModuleNotFoundError as error:  # pyspark.ml's own message names numpy, not the fix
             raise ModuleNotFoundError(
                 f'NdcgEvaluator needs pyspark.ml, which needs {error.name}: pip install "ndcg-spark[ml]"',

@@ -15,16 +15,14 @@ from pyspark.sql import DataFrame, SparkSession
 
 from ndcg_spark import columns as c
 from ndcg_spark.checks.inputs import JUDGMENTS, RESULTS, Source, canonical_inputs, require_columns
-from ndcg_spark.comparison.resampling import Cutoff, Resampling, comparison_frame
+from ndcg_spark.comparison.resampling import Cutoff, Resampling, comparison_rows_frame
 from ndcg_spark.comparison.resampling import compare as compare_rows
 from ndcg_spark.errors import ConfigError
-from ndcg_spark.evaluation import Evaluation, slices_frame, summary_frame
-from ndcg_spark.evaluation import comparison_frame as evaluation_comparison
-from ndcg_spark.evaluation import evaluate as evaluate_inputs
+from ndcg_spark.evaluation import Evaluation, comparison_frame, evaluate_checked, slices_frame, summary_frame
 from ndcg_spark.io.trec import QRELS, RUN, read_trec
 from ndcg_spark.option_values import ColumnNames, choice
 from ndcg_spark.options import DEFAULT_BOOTSTRAP, DEFAULT_PERMUTATIONS, DEFAULT_SEED, Options, declared
-from ndcg_spark.report.console import format_report
+from ndcg_spark.report.formatting import format_report
 from ndcg_spark.report.tables import TABLE_FORMATS, TABLE_MARKDOWN, TableFormat
 from ndcg_spark.report.tables import render as render_table
 from ndcg_spark.scoring.slices import QUERY_METADATA, slice_source
@@ -100,14 +98,14 @@ def evaluate(
     store = ExecutorStore()
     try:
         with session_settings(spark, PLAN_CONF):
-            per_query, evaluation = evaluate_inputs(spark, judged, retrieved, chosen, store, slice_input)
+            per_query, evaluation = evaluate_checked(spark, judged, retrieved, chosen, store, slice_input)
     except BaseException:
         store.release()  # a refused input leaves nothing cached behind
         raise
     return Report(
         per_query=per_query,
         summary=summary_frame(spark, per_query, evaluation),
-        comparison=evaluation_comparison(spark, evaluation) if chosen.baseline is not None else None,
+        comparison=comparison_frame(spark, evaluation) if chosen.baseline is not None else None,
         slices=slices_frame(spark, evaluation) if chosen.slices else None,
         evaluation=evaluation,
         store=store,
@@ -153,7 +151,7 @@ def compare(
     spark = per_query.sparkSession
     with session_settings(spark, PLAN_CONF):
         rows = compare_rows(spark, per_query, str(baseline), runs, cutoffs, resampling)
-    return comparison_frame(spark, rows)
+    return comparison_rows_frame(spark, rows)
 
 
 def read_qrels(spark: SparkSession, path: str) -> DataFrame:

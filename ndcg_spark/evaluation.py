@@ -16,8 +16,7 @@ from pyspark.sql import functions as F
 from ndcg_spark import columns as c
 from ndcg_spark.checks.inputs import Input
 from ndcg_spark.checks.observe import InputCounts, Observed, enforce, observe
-from ndcg_spark.comparison.resampling import ComparisonRow, Resampling, compare, cutoffs_of
-from ndcg_spark.comparison.resampling import comparison_frame as comparison_rows_frame
+from ndcg_spark.comparison.resampling import ComparisonRow, Resampling, compare, comparison_rows_frame, cutoffs_of
 from ndcg_spark.errors import InputError
 from ndcg_spark.frames import local_frame
 from ndcg_spark.option_values import GainTable
@@ -154,7 +153,7 @@ def score_pairs(scoring: MainPass, materialize: Materialize) -> Scored:
     return Scored(pairs, judged, retrieved, judged_queries, int(scoring.pair_rows.get[PAIR_ROWS] or 0))
 
 
-def evaluate(
+def evaluate_checked(
     spark: SparkSession,
     judgments: Input,
     results: Input,

@@ -22,7 +22,7 @@ integers (fixed point, SCALE), so that a draw that ties the observed difference 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from decimal import Decimal, localcontext
 from typing import Any
 
@@ -62,33 +62,6 @@ EXACT = "randomization_exact"
 BOOTSTRAP = "bootstrap"
 SEED = "seed"
 
-COMPARISON_SCHEMA = T.StructType(
-    [
-        T.StructField(BASELINE, T.StringType(), False),
-        T.StructField(c.RUN_ID, T.StringType(), False),
-        T.StructField(c.MEASURE, T.StringType(), False),
-        T.StructField(c.K, T.IntegerType(), True),
-        T.StructField(NUM_QUERIES, T.LongType(), False),
-        T.StructField(NDCG_BASELINE, T.DoubleType(), True),
-        T.StructField(NDCG_RUN, T.DoubleType(), True),
-        T.StructField(MEAN_DIFFERENCE, T.DoubleType(), True),
-        T.StructField(WINS, T.LongType(), False),
-        T.StructField(TIES, T.LongType(), False),
-        T.StructField(LOSSES, T.LongType(), False),
-        T.StructField(T_STATISTIC, T.DoubleType(), True),
-        T.StructField(P_T, T.DoubleType(), True),
-        T.StructField(P_T_HOLM, T.DoubleType(), True),
-        T.StructField(P_RANDOMIZATION, T.DoubleType(), True),
-        T.StructField(P_RANDOMIZATION_HOLM, T.DoubleType(), True),
-        T.StructField(CI_LOW, T.DoubleType(), True),
-        T.StructField(CI_HIGH, T.DoubleType(), True),
-        T.StructField(PERMUTATIONS, T.LongType(), False),
-        T.StructField(EXACT, T.BooleanType(), False),
-        T.StructField(BOOTSTRAP, T.LongType(), False),
-        T.StructField(SEED, T.LongType(), False),
-    ]
-)
-
 _DRAW = "_draw"
 _DRAWS = "_draws"
 _EXACT = "_exact"
@@ -100,6 +73,10 @@ _PERMS = "_perms"
 _WEIGHTS = "_weights"
 
 
+_SPARK_TYPE = "spark_type"
+_SPARK_TYPES = {"str": T.StringType(), "int": T.LongType(), "float": T.DoubleType(), "bool": T.BooleanType()}
+
+
 @dataclass(frozen=True)
 class Cutoff:
     measure: str
@@ -109,13 +86,13 @@ class Cutoff:
 @dataclass
 class ComparisonRow:
     """One run against the baseline at one cutoff; the fields are the comparison dataset's
-    columns (COMPARISON_SCHEMA), in its order. The Holm columns are set once every run's row
-    of the cutoff is known."""
+    columns, in its order (COMPARISON_SCHEMA is derived from them). The Holm columns are set once
+    every run's row of the cutoff is known."""
 
     baseline: str
     run_id: str
     measure: str
-    k: int | None
+    k: int | None = field(metadata={_SPARK_TYPE: T.IntegerType()})  # the per_query dataset's k
     num_queries: int
     ndcg_baseline: float | None = None
     ndcg_run: float | None = None
@@ -136,7 +113,21 @@ class ComparisonRow:
     seed: int = 0
 
     def values(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, field.name) for field in COMPARISON_SCHEMA.fields)
+        return tuple(getattr(self, item.name) for item in fields(self))
+
+
+def _schema(kind: type) -> T.StructType:
+    """A dataclass's fields as a Spark schema: `X | None` nullable, X not; Python's int a long
+    unless the field says otherwise."""
+    columns = []
+    for item in fields(kind):
+        annotation = str(item.type)
+        base = annotation.removesuffix(" | None")
+        columns.append(T.StructField(item.name, item.metadata.get(_SPARK_TYPE, _SPARK_TYPES[base]), base != annotation))
+    return T.StructType(columns)
+
+
+COMPARISON_SCHEMA = _schema(ComparisonRow)
 
 
 @dataclass(frozen=True)
@@ -418,5 +409,5 @@ def _adjust(rows: list[ComparisonRow], cutoffs: list[Cutoff]) -> None:
             row.p_value_randomization_holm = value
 
 
-def comparison_frame(spark: SparkSession, rows: list[ComparisonRow]) -> DataFrame:
+def comparison_rows_frame(spark: SparkSession, rows: list[ComparisonRow]) -> DataFrame:
     return local_frame(spark, [row.values() for row in rows], COMPARISON_SCHEMA)

@@ -29,7 +29,7 @@ LINE = "line"
 
 
 @dataclass(frozen=True)
-class Layout:
+class LineFormat:
     """One of trec_eval's line formats: how many fields, and which hold numbers."""
 
     description: str
@@ -37,8 +37,8 @@ class Layout:
     extra_fields_ignored: bool
 
 
-QRELS = Layout("query_id 0 doc_id relevance", 4, extra_fields_ignored=False)
-RUN = Layout("query_id Q0 doc_id rank score run_id", 6, extra_fields_ignored=True)
+QRELS = LineFormat("query_id 0 doc_id relevance", 4, extra_fields_ignored=False)
+RUN = LineFormat("query_id Q0 doc_id rank score run_id", 6, extra_fields_ignored=True)
 
 
 def _field(index: int) -> Column:
@@ -65,10 +65,10 @@ def _run_columns(names: ColumnNames) -> list[Column]:
     ]
 
 
-def _malformed(layout: Layout) -> Column:
+def _malformed(line_format: LineFormat) -> Column:
     count = F.size(F.col(_FIELDS))
-    wrong_count = count < layout.fields if layout.extra_fields_ignored else count != layout.fields
-    if layout is QRELS:
+    wrong_count = count < line_format.fields if line_format.extra_fields_ignored else count != line_format.fields
+    if line_format is QRELS:
         unparsed = _field(3).try_cast(T.DoubleType()).isNull()
     else:
         unparsed = _field(3).try_cast(T.LongType()).isNull() | _field(4).try_cast(T.DoubleType()).isNull()
@@ -90,19 +90,19 @@ def read_text(spark: SparkSession, path: str, label: str) -> DataFrame:
     return lines
 
 
-def read_trec(spark: SparkSession, path: str, label: str, layout: Layout, names: ColumnNames) -> DataFrame:
+def read_trec(spark: SparkSession, path: str, label: str, line_format: LineFormat, names: ColumnNames) -> DataFrame:
     """A qrels or run file (or folder of them) as a raw frame with the configured column names.
     Costs one scan of the text before the main pass, to refuse malformed lines early."""
     lines = _split(read_text(spark, path, label))
-    bad = lines.filter(_malformed(layout))
+    bad = lines.filter(_malformed(line_format))
     count = bad.count()
     if count:
-        raise InputError(_malformed_message(spark, path, label, layout, bad, count))
-    columns = _qrels_columns(names) if layout is QRELS else _run_columns(names)
+        raise InputError(_malformed_message(spark, path, label, line_format, bad, count))
+    columns = _qrels_columns(names) if line_format is QRELS else _run_columns(names)
     return lines.select(*columns)
 
 
-def _malformed_message(spark: SparkSession, path: str, label: str, layout: Layout, bad: DataFrame, count: int) -> str:
+def _malformed_message(spark: SparkSession, path: str, label: str, line_format: LineFormat, bad: DataFrame, count: int) -> str:
     """Where the first malformed line is: its file, its line number, and the line itself."""
     first = (
         bad.select(F.col(_FILE_PATH).alias("file"), F.col(_BLOCK_START).alias("start"))
@@ -110,16 +110,16 @@ def _malformed_message(spark: SparkSession, path: str, label: str, layout: Layou
         .limit(1)
         .collect()[0]
     )
-    number, text = _first_bad_line(spark, first["file"], first["start"], layout)
+    number, text = _first_bad_line(spark, first["file"], first["start"], line_format)
     shown = text if len(text) <= _SHOWN_CHARS else text[:_SHOWN_CHARS] + "..."
     return (
         f"{label} {path}: {count} malformed line{'s' if count != 1 else ''}, first at line {number}"
-        f" of {first['file']}: expected '{layout.description}'"
-        f"{' (extra fields ignored)' if layout.extra_fields_ignored else ''}, got {shown!r}"
+        f" of {first['file']}: expected '{line_format.description}'"
+        f"{' (extra fields ignored)' if line_format.extra_fields_ignored else ''}, got {shown!r}"
     )
 
 
-def _first_bad_line(spark: SparkSession, file: str, start: int, layout: Layout) -> tuple[int, str]:
+def _first_bad_line(spark: SparkSession, file: str, start: int, line_format: LineFormat) -> tuple[int, str]:
     """Line number (from 1, blank lines counted) of the first malformed line in the block of the
     file that starts at byte `start`: the lines of earlier blocks, plus its index in its block
     (a block is read in order by one task). Runs only when a file is refused."""
@@ -132,7 +132,7 @@ def _first_bad_line(spark: SparkSession, file: str, start: int, layout: Layout) 
             F.col(VALUE),
         )
         .transform(_split)
-        .filter(_malformed(layout))
+        .filter(_malformed(line_format))
         .orderBy("index")
         .limit(1)
         .collect()[0]

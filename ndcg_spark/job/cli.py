@@ -18,7 +18,7 @@ from ndcg_spark.job.session import progress_bar
 from ndcg_spark.progress import LOG_TEXT
 from ndcg_spark.remedies import VOICE_JOB
 
-log = logging.getLogger("ndcg_spark")
+log = logging.getLogger(progress.LOGGER)
 
 
 def one_line(error: BaseException) -> str:

@@ -7,15 +7,15 @@ from pyspark.sql import DataFrame, SparkSession
 from ndcg_spark.checks.inputs import JUDGMENTS, RESULTS, Input, Source, canonical_inputs
 from ndcg_spark.errors import ConfigError
 from ndcg_spark.io.parquet import NotParquetError, read_parquet
-from ndcg_spark.io.trec import QRELS, RUN, Layout, read_trec
+from ndcg_spark.io.trec import QRELS, RUN, LineFormat, read_trec
 from ndcg_spark.job.config import FORMAT_TREC, JobConfig
 from ndcg_spark.scoring.slices import QUERY_METADATA, SliceSource, slice_source
 
 
-def read_input(spark: SparkSession, path: str, label: str, fmt: str, layout: Layout, config: JobConfig) -> DataFrame:
+def read_input(spark: SparkSession, path: str, label: str, fmt: str, line_format: LineFormat, config: JobConfig) -> DataFrame:
     """Parquet as it is, or trec_eval text parsed into the configured column names."""
     if fmt == FORMAT_TREC:
-        return read_trec(spark, path, label, layout, config.options.columns)
+        return read_trec(spark, path, label, line_format, config.options.columns)
     try:
         return read_parquet(spark, path, label)
     except NotParquetError:

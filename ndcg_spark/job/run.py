@@ -12,7 +12,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 from ndcg_spark import progress
 from ndcg_spark.errors import ConfigError
-from ndcg_spark.evaluation import Evaluation, evaluate
+from ndcg_spark.evaluation import Evaluation, evaluate_checked
 from ndcg_spark.io.layout import OutputLayout
 from ndcg_spark.io.storage import FileSystem, Staging
 from ndcg_spark.job.config import JobConfig
@@ -25,8 +25,8 @@ from ndcg_spark.publish.datasets import report_datasets
 from ndcg_spark.publish.events import reached
 from ndcg_spark.publish.lock import publication_lock
 from ndcg_spark.report import tables
-from ndcg_spark.report.console import format_report, judged_warnings
 from ndcg_spark.report.data import gather
+from ndcg_spark.report.formatting import format_report, judged_warnings
 from ndcg_spark.sessions import is_connect
 from ndcg_spark.spark_conf import session_settings
 
@@ -86,7 +86,7 @@ def evaluate_paths(spark: SparkSession, config: JobConfig, staging: Staging) -> 
         # With the schema given, reading it back needs no Spark job to infer it.
         return spark.read.schema(pairs.schema).parquet(staging.path(PAIRS_DIR))
 
-    return evaluate(spark, judgments, results, config.options, stage, slice_input)
+    return evaluate_checked(spark, judgments, results, config.options, stage, slice_input)
 
 
 @contextmanager

@@ -16,10 +16,11 @@ from typing import Any
 
 from ndcg_spark.io.layout import OutputLayout
 from ndcg_spark.io.storage import FileSystem
+from ndcg_spark.progress import LOGGER
 from ndcg_spark.publish.atomic import Move, place
 from ndcg_spark.publish.events import reached
 
-log = logging.getLogger("ndcg_spark")
+log = logging.getLogger(LOGGER)
 
 
 @dataclass(frozen=True)

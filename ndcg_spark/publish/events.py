@@ -11,7 +11,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Literal
 
-log = logging.getLogger("ndcg_spark")
+from ndcg_spark.progress import LOGGER
+
+log = logging.getLogger(LOGGER)
 
 Point = Literal[
     "staged",  # every file written under staging and checked; no lock yet

@@ -20,9 +20,10 @@ from dataclasses import asdict, dataclass
 
 from ndcg_spark.errors import NdcgSparkError
 from ndcg_spark.io.storage import FileSystem
+from ndcg_spark.progress import LOGGER
 from ndcg_spark.publish.events import reached
 
-log = logging.getLogger("ndcg_spark")
+log = logging.getLogger(LOGGER)
 
 DEFAULT_LOCK_TIMEOUT_SECONDS = 600
 DEFAULT_LOCK_STALE_SECONDS = 3600

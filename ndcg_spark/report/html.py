@@ -21,7 +21,8 @@ from plotly.offline import get_plotlyjs
 
 from ndcg_spark import columns as c
 from ndcg_spark.comparison import resampling as cmp
-from ndcg_spark.report.console import (
+from ndcg_spark.report.data import HISTOGRAM_BINS, QUANTILES, ReportData
+from ndcg_spark.report.formatting import (
     INTERVAL,
     WINS_TIES_LOSSES,
     comparison_cells,
@@ -30,7 +31,6 @@ from ndcg_spark.report.console import (
     summary_cutoffs,
     summary_variants,
 )
-from ndcg_spark.report.data import HISTOGRAM_BINS, QUANTILES, ReportData
 from ndcg_spark.scoring.slices import SLICE, SLICE_VALUE
 
 CHART_CLASS = "chart"

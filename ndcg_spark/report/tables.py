@@ -11,7 +11,7 @@ from typing import Literal, get_args
 from ndcg_spark import columns as c
 from ndcg_spark.comparison.resampling import ComparisonRow
 from ndcg_spark.evaluation import Evaluation
-from ndcg_spark.report.console import baseline_first, format_number, format_p, measure_label, summary_cutoffs, summary_variants
+from ndcg_spark.report.formatting import baseline_first, format_number, format_p, measure_label, summary_cutoffs, summary_variants
 
 TableFormat = Literal["markdown", "latex"]
 TABLE_MARKDOWN: TableFormat = "markdown"

@@ -19,7 +19,7 @@ FLOW = [
     {"report"},
     {"publish"},
     {"api"},
-    {"evaluator"},
+    {"tuning"},
     {"__init__"},  # the package root: the public names, re-exported
     {"job"},
     {"__main__"},
