@@ -22,19 +22,8 @@ from ndcg_spark.frames import local_frame
 from ndcg_spark.option_values import GainTable
 from ndcg_spark.options import GAIN_LINEAR, ORDER_BY_SCORE, Gain, Options, OrderBy
 from ndcg_spark.progress import step
-from ndcg_spark.scoring.metrics import (
-    COUNTS_ROW,
-    FIRST_INPUT,
-    JUDGED_QUERIES,
-    LAST_INPUT,
-    RETRIEVED_JUDGED,
-    SUMMARY_COLUMNS,
-    evaluated_pairs,
-    per_query_rows,
-    query_pairs,
-    summarize,
-    summary_and_counts,
-)
+from ndcg_spark.scoring.dcg import JUDGED_QUERIES, evaluated_pairs, per_query_rows, query_pairs
+from ndcg_spark.scoring.ranking import FIRST_INPUT, LAST_INPUT
 from ndcg_spark.scoring.slices import (
     SLICE,
     SLICE_SUMMARY_SCHEMA,
@@ -43,6 +32,7 @@ from ndcg_spark.scoring.slices import (
     query_slices,
     slice_summary,
 )
+from ndcg_spark.scoring.summary import COUNTS_ROW, RETRIEVED_JUDGED, SUMMARY_COLUMNS, summarize, summary_and_counts
 from ndcg_spark.spark_conf import post_pass_settings, session_settings
 
 Materialize = Callable[[DataFrame], DataFrame]

@@ -12,6 +12,7 @@ import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -20,6 +21,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import StructType
 
+from ndcg_spark.api import evaluate
 from ndcg_spark.job.cli import main
 from ndcg_spark.job.session import BASE_CONF
 
@@ -183,6 +185,12 @@ def rows_frame(spark: SparkSession, rows: Iterable[tuple], ddl: str) -> DataFram
     arrow = to_arrow_schema(schema)
     columns = [pa.array([row[i] for row in held], type=field.type) for i, field in enumerate(arrow)]
     return spark.createDataFrame(pa.Table.from_arrays(columns, schema=arrow), schema)
+
+
+def scored_per_query(results: DataFrame, judgments: DataFrame, **options: Any) -> DataFrame:
+    """The per-query rows of the real evaluation (its checks, its one pass) of these frames, with
+    evaluate()'s keywords: what the transforms tier tests the scoring through."""
+    return evaluate(judgments, results, **options).per_query
 
 
 def write(path: Path, columns: dict, schema: pa.Schema | None = None) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from ndcg_spark.io.layout import COMMIT_FILE
+from ndcg_spark.publish.layout import COMMIT_FILE
 from tests.conftest import RESULTS, ROOT, job_env, write
 
 DATE = "2026-12-01"

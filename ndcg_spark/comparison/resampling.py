@@ -34,7 +34,8 @@ from ndcg_spark import columns as c
 from ndcg_spark.comparison.stats import holm, paired_t
 from ndcg_spark.errors import ConfigError
 from ndcg_spark.frames import indicator, local_frame
-from ndcg_spark.scoring.metrics import cutoff_ks, exact_sum
+from ndcg_spark.scoring.ranking import cutoff_ks
+from ndcg_spark.scoring.summary import exact_sum
 
 CONFIDENCE = 0.95
 MAX_EXACT_QUERIES = 20  # 2^20 sign patterns: beyond that, exact enumeration is never asked for

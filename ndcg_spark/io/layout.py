@@ -13,23 +13,20 @@ COMPARISON_DIR = "comparison"
 SLICES_DIR = "slices"
 TREC_EVAL_DIR = "trec_eval"
 REPORT_DIR = "report"
-MANIFEST_DIR = "_manifests"
-LATEST = "latest"  # the name of the undated report's page and manifest
-# At the output's top: who is publishing now, and what an unfinished publication was doing.
-LOCK_FILE = "_publishing.lock"
-COMMIT_FILE = "_publishing.json"
+LATEST = "latest"  # the name of the undated report's page (and manifest)
 
 
 @dataclass(frozen=True)
 class OutputLayout:
-    """The output folder of one run: its datasets, page and manifest, for its eval date (or none)."""
+    """The output folder of one run as a reader sees it: its datasets and page, for its eval date
+    (or none). What only publication needs (lock, commit record, manifest): publish/layout.py."""
 
     root: str
     eval_date: dt.date | None = None
 
     @property
     def label(self) -> str:
-        """The date as YYYY-MM-DD, or 'latest' without one: names the page and the manifest."""
+        """The date as YYYY-MM-DD, or 'latest' without one: names the page (and the manifest)."""
         return LATEST if self.eval_date is None else self.eval_date.isoformat()
 
     def base(self, name: str) -> str:
@@ -47,15 +44,3 @@ class OutputLayout:
     def table(self, extension: str) -> str:
         """The summary as a table to paste, beside the page: DIR/report/DATE.md or .tex."""
         return f"{self.base(REPORT_DIR)}/{self.label}.{extension}"
-
-    @property
-    def manifest(self) -> str:
-        return f"{self.base(MANIFEST_DIR)}/{self.label}.json"
-
-    @property
-    def lock(self) -> str:
-        return self.base(LOCK_FILE)
-
-    @property
-    def commit(self) -> str:
-        return self.base(COMMIT_FILE)

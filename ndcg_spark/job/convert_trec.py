@@ -26,7 +26,7 @@ from ndcg_spark.io.parquet import read_parquet
 from ndcg_spark.io.trec import QRELS, RUN, qrels_lines, read_trec, run_lines
 from ndcg_spark.option_values import ColumnNames
 from ndcg_spark.options import ORDER_BY_SCORE
-from ndcg_spark.scoring.metrics import TIE_BREAK, ranking_order, window, with_tie_break
+from ndcg_spark.scoring.ranking import TIE_BREAK, ranking_order, window, with_tie_break
 
 TO_PARQUET = "to-parquet"
 FROM_PARQUET = "from-parquet"

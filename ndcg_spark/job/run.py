@@ -13,8 +13,7 @@ from pyspark.sql import DataFrame, SparkSession
 from ndcg_spark import progress
 from ndcg_spark.errors import ConfigError
 from ndcg_spark.evaluation import Evaluation, evaluate_checked
-from ndcg_spark.io.layout import OutputLayout
-from ndcg_spark.io.storage import FileSystem, Staging
+from ndcg_spark.io.storage import FileSystem
 from ndcg_spark.job.config import JobConfig
 from ndcg_spark.job.inputs import read_inputs, read_slices
 from ndcg_spark.job.session import asks_for_connect, session_conf
@@ -23,7 +22,9 @@ from ndcg_spark.publish.atomic import Published, stage_all, stage_file, stage_pa
 from ndcg_spark.publish.commit import Commit, commit, recover
 from ndcg_spark.publish.datasets import report_datasets
 from ndcg_spark.publish.events import reached
+from ndcg_spark.publish.layout import PublicationLayout
 from ndcg_spark.publish.lock import publication_lock
+from ndcg_spark.publish.staging import Staging
 from ndcg_spark.report import tables
 from ndcg_spark.report.data import gather
 from ndcg_spark.report.formatting import format_report, judged_warnings
@@ -90,7 +91,7 @@ def evaluate_paths(spark: SparkSession, config: JobConfig, staging: Staging) -> 
 
 
 @contextmanager
-def _publishing(staging: Staging, layout: OutputLayout, config: JobConfig) -> Iterator[None]:
+def _publishing(staging: Staging, layout: PublicationLayout, config: JobConfig) -> Iterator[None]:
     """The output's lock, with any publication a dead run left half done finished first."""
     date = None if config.eval_date is None else config.eval_date.isoformat()
     with publication_lock(staging.fs, layout.lock, date, config.lock_timeout, config.lock_stale_after):
@@ -105,7 +106,7 @@ def _check_output(fs: FileSystem, output: str) -> None:
         raise ConfigError(f"output {output} {problem}: give --output (config file: [output] path) a folder this user can write")
 
 
-def _finish_interrupted(fs: FileSystem, layout: OutputLayout, config: JobConfig) -> Commit | None:
+def _finish_interrupted(fs: FileSystem, layout: PublicationLayout, config: JobConfig) -> Commit | None:
     """A publication a dead run left half done, finished under the lock; None when there is none
     (then nothing is locked or created)."""
     if not fs.exists(layout.commit):
@@ -117,7 +118,7 @@ def _finish_interrupted(fs: FileSystem, layout: OutputLayout, config: JobConfig)
 def repair(config: JobConfig, interactive: bool) -> None:
     """--repair: finish an interrupted publication on the output, evaluate nothing."""
     spark = build_session(config, interactive)
-    layout = OutputLayout(config.output, config.eval_date)
+    layout = PublicationLayout(config.output, config.eval_date)
     fs = FileSystem(spark, config.output)
     _check_output(fs, config.output)
     finished = _finish_interrupted(fs, layout, config)
@@ -130,7 +131,7 @@ def repair(config: JobConfig, interactive: bool) -> None:
 def _publish(
     spark: SparkSession,
     config: JobConfig,
-    layout: OutputLayout,
+    layout: PublicationLayout,
     staging: Staging,
     per_query: DataFrame,
     evaluation: Evaluation,
@@ -184,7 +185,7 @@ def run(config: JobConfig, interactive: bool, renderer: ModuleType | None) -> No
     cut short by an error still needs it."""
     started = dt.datetime.now(dt.UTC)
     spark = build_session(config, interactive)
-    layout = OutputLayout(config.output, config.eval_date)
+    layout = PublicationLayout(config.output, config.eval_date)
     _check_output(FileSystem(spark, config.output), config.output)
     staging = Staging(spark, config.output)
     try:

@@ -17,7 +17,8 @@ from pyspark.sql import DataFrame, SparkSession
 from ndcg_spark import columns as c
 from ndcg_spark.errors import NdcgSparkError
 from ndcg_spark.io.layout import REPORT_DIR, OutputLayout
-from ndcg_spark.io.storage import FileSystem, Staging
+from ndcg_spark.io.storage import FileSystem
+from ndcg_spark.publish.staging import Staging
 
 PART_FILE = "part-00000.parquet"
 TEXT_PART_FILE = "part-00000.txt"

@@ -14,11 +14,11 @@ import logging
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ndcg_spark.io.layout import OutputLayout
 from ndcg_spark.io.storage import FileSystem
 from ndcg_spark.progress import LOGGER
 from ndcg_spark.publish.atomic import Move, place
 from ndcg_spark.publish.events import reached
+from ndcg_spark.publish.layout import PublicationLayout
 
 log = logging.getLogger(LOGGER)
 
@@ -41,7 +41,7 @@ class Commit:
         return Commit(record["staging"], moves, record["manifest_path"], record["manifest"])
 
 
-def commit(fs: FileSystem, layout: OutputLayout, publication: Commit) -> None:
+def commit(fs: FileSystem, layout: PublicationLayout, publication: Commit) -> None:
     """Record, move, write the manifest, forget. Call with the output's lock held."""
     fs.write_text(layout.commit, publication.to_json())
     reached("recorded")
@@ -59,7 +59,7 @@ def _apply(fs: FileSystem, publication: Commit) -> None:
     reached("manifest")
 
 
-def recover(fs: FileSystem, layout: OutputLayout) -> Commit | None:
+def recover(fs: FileSystem, layout: PublicationLayout) -> Commit | None:
     """Finish the publication a dead run left half done, if any; returns it. Call with the
     output's lock held: no live run is publishing then."""
     record = fs.read_json(layout.commit)

@@ -17,9 +17,9 @@ from typing import Any
 from pyspark.sql import SparkSession
 
 from ndcg_spark.evaluation import Evaluation
-from ndcg_spark.io.layout import OutputLayout
 from ndcg_spark.io.storage import FileSystem
 from ndcg_spark.publish.atomic import Published
+from ndcg_spark.publish.layout import PublicationLayout
 from ndcg_spark.version import package_version
 
 
@@ -39,7 +39,7 @@ def _input(spark: SparkSession, path: str, rows: int | None) -> dict[str, Any]:
 
 def build(
     spark: SparkSession,
-    layout: OutputLayout,
+    layout: PublicationLayout,
     inputs: Mapping[str, str],
     settings: Mapping[str, Any],
     evaluation: Evaluation,

@@ -17,7 +17,7 @@ from pyspark.sql import types as T
 from ndcg_spark import columns as c
 from ndcg_spark.checks.inputs import require_columns
 from ndcg_spark.errors import InputError
-from ndcg_spark.scoring.metrics import exact_mean
+from ndcg_spark.scoring.summary import exact_mean
 
 QUERY_METADATA = "query_metadata"
 SLICE = "slice"

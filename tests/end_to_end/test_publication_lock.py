@@ -19,11 +19,12 @@ import pytest
 from pyspark.sql import SparkSession
 
 from ndcg_spark.errors import EXIT_FAILURE, EXIT_OK
-from ndcg_spark.io.layout import COMMIT_FILE, LOCK_FILE
-from ndcg_spark.io.storage import STAGING_DIR, STALE_STAGING_SECONDS, FileSystem, Staging
+from ndcg_spark.io.storage import FileSystem
 from ndcg_spark.job.cli import main
 from ndcg_spark.publish.events import listening
+from ndcg_spark.publish.layout import COMMIT_FILE, LOCK_FILE
 from ndcg_spark.publish.lock import Clock, LockTimeout, publication_lock
+from ndcg_spark.publish.staging import STAGING_DIR, STALE_STAGING_SECONDS, Staging
 from tests.conftest import HANG_SECONDS, error_lines, run_job, snapshot
 
 

@@ -13,8 +13,8 @@ from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
 from ndcg_spark.errors import EXIT_INPUT_REJECTED, EXIT_OK
-from ndcg_spark.io.storage import STAGING_DIR
 from ndcg_spark.publish.atomic import PART_FILE
+from ndcg_spark.publish.staging import STAGING_DIR
 from tests.conftest import RESULTS, run_job, snapshot, write
 
 

@@ -17,7 +17,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from ndcg_spark import columns as c
-from ndcg_spark.scoring.metrics import PER_QUERY_COLUMNS
+from ndcg_spark.scoring.dcg import PER_QUERY_COLUMNS
 from tests import connect_scenarios, oracle
 from tests.conftest import HANG_SECONDS, ROOT, job_env
 from tests.references import generated, pytrec_ndcg

@@ -34,7 +34,7 @@ def test_package_then_spark_submit_with_py_files(tmp_path: Path) -> None:
     wheels = list(dist.glob("ndcg_spark-*-py3-none-any.whl"))
     assert len(wheels) == 1
     with zipfile.ZipFile(wheels[0]) as wheel:
-        assert "ndcg_spark/scoring/metrics.py" in wheel.namelist()
+        assert "ndcg_spark/scoring/dcg.py" in wheel.namelist()
         entry_points = next(name for name in wheel.namelist() if name.endswith("entry_points.txt"))
         assert "ndcg-spark = ndcg_spark.job.cli:entry_point" in wheel.read(entry_points).decode()
     with zipfile.ZipFile(dist / "ndcg_spark.zip") as archive:

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from ndcg_spark.errors import EXIT_OK
-from ndcg_spark.io.layout import COMMIT_FILE, LOCK_FILE
-from ndcg_spark.io.storage import STAGING_DIR
 from ndcg_spark.job.cli import main
+from ndcg_spark.publish.layout import COMMIT_FILE, LOCK_FILE
+from ndcg_spark.publish.staging import STAGING_DIR
 from tests.conftest import HANG_SECONDS, JUDGMENTS, write
 from tests.publication import DATE, job_arguments, named_results, start_at_point, whole_report_of, writers
 

@@ -9,8 +9,9 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
-from ndcg_spark.scoring.metrics import ndcg_per_query, summarize
+from ndcg_spark.scoring.summary import summarize
 from tests import trec_text
+from tests.conftest import scored_per_query
 
 CASES = [
     # expected output, qrels, results, complete (trec_eval -c)
@@ -39,7 +40,7 @@ def test_matches_trec_eval(
     ks = sorted(k for k in measures.values() if k is not None)
     assert ks and "ndcg" in measures, "the expected file lost its ndcg lines"
 
-    per_query = ndcg_per_query(
+    per_query = scored_per_query(
         trec_text.run(spark, os.path.join(conformance_dir, results_file)),
         trec_text.qrels(spark, os.path.join(conformance_dir, qrels_file)),
         ks=ks,
@@ -53,7 +54,7 @@ def test_matches_trec_eval(
 
 
 def test_complete_scores_missing_query_zero(spark: SparkSession, conformance_dir: str) -> None:
-    per_query = ndcg_per_query(
+    per_query = scored_per_query(
         trec_text.run(spark, os.path.join(conformance_dir, "results.trunc")),
         trec_text.qrels(spark, os.path.join(conformance_dir, "qrels.test")),
         ks=[10],

@@ -10,10 +10,10 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
-from ndcg_spark.scoring.metrics import COUNTS_ROW, RETRIEVED_JUDGED, ndcg_per_query, summarize, summary_and_counts
+from ndcg_spark.scoring.summary import COUNTS_ROW, RETRIEVED_JUDGED, summarize, summary_and_counts
 from ndcg_spark.spark_conf import session_settings
 from tests import oracle
-from tests.conftest import rows_frame
+from tests.conftest import rows_frame, scored_per_query
 from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
 
 
@@ -31,21 +31,21 @@ def _ranked_list(spark: SparkSession, labels: list[int]) -> tuple[DataFrame, Dat
 )
 def test_worked_example(spark: SparkSession, labels: list[int], dcg: float, idcg: float, ndcg: float) -> None:
     results, judgments = _ranked_list(spark, labels)
-    got = ndcg_per_query(results, judgments, ks=[5], uncut=False).select(c.K, c.DCG, c.IDCG, c.NDCG)
+    got = scored_per_query(results, judgments, ks=[5], uncut=False).select(c.K, c.DCG, c.IDCG, c.NDCG)
     want = rows_frame(spark, [(5, dcg, idcg, ndcg)], "k int, dcg double, idcg double, ndcg double")
     assert_approx_df_equality(got, want, precision=5e-4, ignore_nullable=True)
 
 
 def test_exponential_gain(spark: SparkSession) -> None:
     results, judgments = _ranked_list(spark, [3, 2, 3, 0, 1])
-    row = ndcg_per_query(results, judgments, ks=[5], gain_kind="exponential", uncut=False).first()
+    row = scored_per_query(results, judgments, ks=[5], gain="exponential", uncut=False).first()
     assert row[c.DCG] == pytest.approx(7 + 3 / 1.584962500721156 + 7 / 2 + 0 + 1 / 2.584962500721156)
 
 
 def test_short_list_is_scored_on_what_is_there_and_ideal_cut_at_k(spark: SparkSession) -> None:
     results = rows_frame(spark, [("run", "q", "a", 1.0, None)], RESULTS_DDL)
     judgments = rows_frame(spark, [("q", "a", 1), ("q", "b", 1), ("q", "c", 1)], JUDGMENTS_DDL)
-    row = ndcg_per_query(results, judgments, ks=[2], uncut=False).first()
+    row = scored_per_query(results, judgments, ks=[2], uncut=False).first()
     assert (row[c.DCG], row[c.IDCG]) == pytest.approx((1.0, 1.0 + 1 / 1.584962500721156))
     assert (row[c.NUM_RETRIEVED], row[c.NUM_RELEVANT], row[c.JUDGED_AT_K]) == (1, 3, 1.0)
 
@@ -54,9 +54,9 @@ def test_ties_broken_by_doc_id_descending_in_byte_order(spark: SparkSession) -> 
     # Equal scores: 'b' > 'B' > 'A' in byte order, so 'b' ranks first, whatever the input order.
     results = rows_frame(spark, [("run", "q", doc, 1.0, None) for doc in ["A", "b", "B"]], RESULTS_DDL)
     judgments = rows_frame(spark, [("q", "b", 1)], JUDGMENTS_DDL)
-    assert ndcg_per_query(results, judgments, ks=[1], uncut=False).first()[c.NDCG] == 1.0
+    assert scored_per_query(results, judgments, ks=[1], uncut=False).first()[c.NDCG] == 1.0
     judgments = rows_frame(spark, [("q", "A", 1)], JUDGMENTS_DDL)
-    assert ndcg_per_query(results, judgments, ks=[1, 3], uncut=False).first()[c.NDCG] == 0.0
+    assert scored_per_query(results, judgments, ks=[1, 3], uncut=False).first()[c.NDCG] == 0.0
 
 
 def _generated(seed: int) -> tuple[list[tuple], list[tuple]]:
@@ -85,11 +85,11 @@ def _generated(seed: int) -> tuple[list[tuple], list[tuple]]:
 def test_equals_plain_python_oracle(spark: SparkSession, complete: bool, gain_kind: str) -> None:
     results, judgments = _generated(seed=11)
     ks = [1, 3, 5, 50]  # 50 is beyond every list
-    per_query = ndcg_per_query(
+    per_query = scored_per_query(
         rows_frame(spark, [(*row, None) for row in results], RESULTS_DDL),
         rows_frame(spark, judgments, JUDGMENTS_DDL),
         ks=ks,
-        gain_kind=gain_kind,
+        gain=gain_kind,
         complete=complete,
     )
     got = {(row[c.RUN_ID], row[c.QUERY_ID], row[c.K]): row[c.NDCG] for row in per_query.collect()}
@@ -102,7 +102,7 @@ def test_equals_plain_python_oracle(spark: SparkSession, complete: bool, gain_ki
 def _report(spark: SparkSession, partitions: int, input_splits: int) -> tuple[list, list]:
     results, judgments = _generated(seed=5)
     with session_settings(spark, {"spark.sql.shuffle.partitions": str(partitions)}):
-        per_query = ndcg_per_query(
+        per_query = scored_per_query(
             rows_frame(spark, [(*row, None) for row in results], RESULTS_DDL).repartition(input_splits),
             rows_frame(spark, judgments, JUDGMENTS_DDL).repartition(input_splits),
             ks=[1, 3, 10],
@@ -122,7 +122,7 @@ def test_same_numbers_with_one_and_many_partitions(spark: SparkSession) -> None:
 
 def test_summary_is_plain_mean_of_per_query(spark: SparkSession) -> None:
     results, judgments = _generated(seed=3)
-    per_query = ndcg_per_query(
+    per_query = scored_per_query(
         rows_frame(spark, [(*row, None) for row in results], RESULTS_DDL),
         rows_frame(spark, judgments, JUDGMENTS_DDL),
         ks=[5],

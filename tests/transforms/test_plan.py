@@ -12,10 +12,11 @@ import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import SparkSession
 
+from ndcg_spark.checks.inputs import JUDGMENTS, RESULTS, Source, canonical_inputs
 from ndcg_spark.evaluation import main_pass
 from ndcg_spark.job.config import build_config
 from ndcg_spark.job.inputs import read_inputs
-from ndcg_spark.scoring.metrics import ndcg_per_query
+from ndcg_spark.options import Options
 from tests.plans import BROADCAST, EXCHANGE, MAIN_PASS_SORTS, REUSED, SORT, drift
 from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
 
@@ -82,7 +83,10 @@ def test_library_entry_point_shuffles_each_input_once(spark: SparkSession, stati
     # plan broadcasts; an RDD's is unknown, as a big input's would be.
     results = spark.createDataFrame([("r", "q", "a", 1.0, None)], RESULTS_DDL)
     judgments = spark.createDataFrame([("q", "a", 1)], JUDGMENTS_DDL)
-    _assert_one_shuffle_per_input(_plan(ndcg_per_query(results, judgments, ks=[5, 10])))
+    options = Options(ks=(5, 10)).validated()
+    # evaluate()'s own path: its frames checked as given (located=False), then the one pass
+    judged, retrieved = canonical_inputs(Source(judgments, JUDGMENTS), [Source(results, RESULTS)], options, located=False)
+    _assert_one_shuffle_per_input(_plan(main_pass(judged, retrieved, ks=options.ks).pairs))
 
 
 def test_variants_and_several_inputs_add_no_sort_and_no_shuffle(spark: SparkSession, static_plans: None, tmp_path: Path) -> None:

@@ -14,9 +14,9 @@ from pyspark.sql import functions as F
 
 from ndcg_spark import InputError, evaluate
 from ndcg_spark import columns as c
-from ndcg_spark.scoring.metrics import ndcg_per_query, summarize
+from ndcg_spark.scoring.summary import summarize
 from tests import oracle, trec_text
-from tests.conftest import rows_frame
+from tests.conftest import rows_frame, scored_per_query
 from tests.references import generated, pytrec_ndcg
 from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
 
@@ -36,8 +36,8 @@ def _by_k(per_query: DataFrame) -> dict[int | None, tuple]:
 
 def test_judged_only_condenses_the_list(spark: SparkSession) -> None:
     results, judgments = _example(spark)
-    full = _by_k(ndcg_per_query(results, judgments, ks=[3]))
-    condensed = _by_k(ndcg_per_query(results, judgments, ks=[3], judged_only=True))
+    full = _by_k(scored_per_query(results, judgments, ks=[3]))
+    condensed = _by_k(scored_per_query(results, judgments, ks=[3], judged_only=True))
     assert full[3][c.NDCG] == 0.0
     want = (1 / math.log2(3) + 2 / math.log2(4)) / (2 + 1 / math.log2(3))
     assert condensed[3][c.NDCG] == pytest.approx(want, abs=1e-12)
@@ -50,20 +50,20 @@ def test_judged_only_condenses_the_list(spark: SparkSession) -> None:
 def test_judged_only_list_with_nothing_judged_scores_zero_and_counts(spark: SparkSession) -> None:
     results = rows_frame(spark, [("run", "q", "x", 1.0, None), ("run", "q", "y", 0.5, None)], RESULTS_DDL)
     judgments = rows_frame(spark, [("q", "a", 1)], JUDGMENTS_DDL)
-    rows = ndcg_per_query(results, judgments, ks=[5], judged_only=True).collect()
+    rows = scored_per_query(results, judgments, ks=[5], judged_only=True).collect()
     assert [(row[c.NDCG], row[c.NUM_RETRIEVED], row[c.JUDGED_AT_K]) for row in rows] == [(0.0, 0, None)] * 2
 
 
 def test_max_depth_cuts_the_list_after_ordering_and_leaves_the_ideal(spark: SparkSession) -> None:
     results, judgments = _example(spark)
     # Cut at 4: b, x, c, d; a (grade 2) is gone, so ndcg@5 reads the cut list: d at 4 only.
-    rows = _by_k(ndcg_per_query(results, judgments, ks=[5], max_depth=4))
+    rows = _by_k(scored_per_query(results, judgments, ks=[5], max_depth=4))
     ideal = 2 + 1 / math.log2(3)
     assert rows[5][c.DCG] == pytest.approx(1 / math.log2(5), abs=1e-12)
     assert rows[5][c.IDCG] == pytest.approx(ideal, abs=1e-12)
     assert rows[5][c.NUM_RETRIEVED] == 4
     # trec_eval cuts first, then condenses: the top 3 (b, x, c) keep c alone.
-    both = _by_k(ndcg_per_query(results, judgments, ks=[3], max_depth=3, judged_only=True))
+    both = _by_k(scored_per_query(results, judgments, ks=[3], max_depth=3, judged_only=True))
     assert (both[3][c.NDCG], both[3][c.NUM_RETRIEVED]) == (0.0, 1)
 
 
@@ -71,7 +71,7 @@ def test_custom_gains_order_the_ideal_by_gain(spark: SparkSession) -> None:
     results, judgments = _example(spark)
     # Non-monotone: grade 1 gains more than grade 2; grade 0 gains too; fractional.
     table = ((0, 0.25), (1, 5.0), (2, 0.5))
-    row = _by_k(ndcg_per_query(results, judgments, ks=[3], gains=table))[None]
+    row = _by_k(scored_per_query(results, judgments, ks=[3], gains=table))[None]
     ranked = [0.0, 0.0, 0.25, 5.0, 0.5]  # b (-1), x (unjudged), c, d, a
     ideal = [5.0, 0.5, 0.25]
     dcg = sum(g / math.log2(i + 2) for i, g in enumerate(ranked))
@@ -85,7 +85,7 @@ def test_custom_gains_match_trec_eval(spark: SparkSession, conformance_dir: str)
     measure = "ndcg_1=3,2=9,4=4.5"
     expected = trec_text.expected(os.path.join(conformance_dir, "out.test.meas_params"), {measure})
     assert len(expected) == 4, "the expected file lost its custom-gain lines"
-    per_query = ndcg_per_query(
+    per_query = scored_per_query(
         trec_text.run(spark, os.path.join(conformance_dir, "results.test")),
         trec_text.qrels(spark, os.path.join(conformance_dir, "qrels.test")),
         ks=[10],
@@ -112,11 +112,11 @@ def test_variants_equal_the_oracle(
 ) -> None:
     results, judgments = generated(seed=11)
     ks = [1, 3, 5, 20]
-    per_query = ndcg_per_query(
+    per_query = scored_per_query(
         rows_frame(spark, [(*row, None) for row in results], RESULTS_DDL),
         rows_frame(spark, judgments, JUDGMENTS_DDL),
         ks=ks,
-        gain_kind=kind,
+        gain=kind,
         complete=complete,
         gains=tuple(sorted((table or {}).items())),
         judged_only=judged_only,
@@ -132,7 +132,7 @@ def test_variants_equal_the_oracle(
 @pytest.mark.parametrize("ks", [[1, 3, 5, 20]])
 def test_judged_only_equals_pytrec_eval(spark: SparkSession, ks: list[int]) -> None:
     results, judgments = generated(seed=5)
-    per_query = ndcg_per_query(
+    per_query = scored_per_query(
         rows_frame(spark, [(*row, None) for row in results], RESULTS_DDL),
         rows_frame(spark, judgments, JUDGMENTS_DDL),
         ks=ks,

@@ -58,7 +58,7 @@ def _modules() -> list[Path]:
 
 
 def _name(path: Path) -> str:
-    """'scoring.metrics' of scoring/metrics.py; '__init__' of the package root's file."""
+    """'scoring.dcg' of scoring/dcg.py; '__init__' of the package root's file."""
     relative = path.relative_to(PACKAGE).with_suffix("").as_posix().replace("/", ".")
     return relative.removesuffix(".__init__")
 
@@ -92,3 +92,12 @@ def test_the_package_root_imports_no_job() -> None:
 def test_scoring_takes_no_job_config() -> None:
     for path in (PACKAGE / "scoring").rglob("*.py"):
         assert "JobConfig" not in path.read_text(), path
+
+
+def test_io_knows_nothing_of_publication() -> None:
+    """io/ reads and writes files; the lock, the commit record, staging and the manifest are
+    publish/'s."""
+    for path in (PACKAGE / "io").rglob("*.py"):
+        text = path.read_text()
+        for word in ("_publishing", "_manifests", "_staging", "Staging", "COMMIT_FILE", "LOCK_FILE"):
+            assert word not in text, f"{path.name} names {word}"

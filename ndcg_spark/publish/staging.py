@@ -1,0 +1,70 @@
+"""A run's private staging folder under the output, and the sweep of those that dead runs left
+behind: what the commit record still needs is kept (see commit.py)."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass, field
+
+from pyspark.sql import SparkSession
+
+from ndcg_spark.io.storage import FileSystem
+from ndcg_spark.publish.layout import COMMIT_FILE
+
+STAGING_DIR = "_staging"  # a leading underscore: Spark, pyarrow and DuckDB readers skip it
+# A staging folder older than this was left by a run that died (a nightly run takes minutes);
+# younger ones may belong to a run still going, for another date.
+STALE_STAGING_SECONDS = 12 * 3600
+
+
+@dataclass
+class Staging:
+    """A private folder under the output for intermediate results; removed whatever happens,
+    together with the output folder itself when the job created it and left nothing in it.
+    Creating one also removes staging folders that runs which died left behind."""
+
+    spark: SparkSession
+    output: str
+    token: str = field(default_factory=lambda: uuid.uuid4().hex)
+
+    def __post_init__(self) -> None:
+        self.output = self.output.rstrip("/")
+        self.fs = FileSystem(self.spark, self.output)
+        self._output_existed = self.fs.exists(self.output)
+        self._remove_stale()
+
+    @property
+    def parent(self) -> str:
+        return f"{self.output}/{STAGING_DIR}"
+
+    @property
+    def root(self) -> str:
+        return f"{self.parent}/{self.token}"
+
+    def path(self, name: str) -> str:
+        return f"{self.root}/{name}"
+
+    def _recorded(self) -> str | None:
+        """The staging folder an unfinished publication still needs (see publish/commit.py)."""
+        record = self.fs.read_json(f"{self.output}/{COMMIT_FILE}")
+        return None if record is None else str(record["staging"]).rstrip("/")
+
+    def _remove_stale(self) -> None:
+        cutoff_ms = (time.time() - STALE_STAGING_SECONDS) * 1000
+        needed = self._recorded()
+        stale = [info for info in self.fs.children(self.parent) if info.modified_ms < cutoff_ms]
+        for info in stale:
+            if needed is None or not info.path.rstrip("/").endswith(needed.rsplit("/", 1)[1]):
+                self.fs.delete(info.path)
+
+    def discard(self) -> None:
+        """Remove this run's folder, unless a publication cut short by an error still needs it."""
+        needed = self._recorded()
+        if needed is not None and needed.endswith(self.token):
+            return
+        self.fs.delete(self.root)
+        if self.fs.is_empty_dir(self.parent):
+            self.fs.delete(self.parent)
+        if not self._output_existed and self.fs.is_empty_dir(self.output):
+            self.fs.delete(self.output)
