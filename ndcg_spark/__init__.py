@@ -10,10 +10,11 @@ whole job: read, check, score, compare, publish."""
 
 from __future__ import annotations
 
-from ndcg_spark.api import Report, compare, evaluate, read_qrels, read_run
+from ndcg_spark.api import compare, evaluate, read_qrels, read_run
 from ndcg_spark.errors import ConfigError, InputError, NdcgSparkError
 from ndcg_spark.evaluation import Evaluation, RunCounts
 from ndcg_spark.option_values import ColumnNames
+from ndcg_spark.report.result import Report
 from ndcg_spark.version import package_version
 
 __version__ = package_version()

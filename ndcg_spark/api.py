@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
@@ -18,46 +17,17 @@ from ndcg_spark.checks.inputs import JUDGMENTS, RESULTS, Source, canonical_input
 from ndcg_spark.comparison.resampling import Cutoff, Resampling, comparison_rows_frame
 from ndcg_spark.comparison.resampling import compare as compare_rows
 from ndcg_spark.errors import ConfigError
-from ndcg_spark.evaluation import Evaluation, comparison_frame, evaluate_checked, slices_frame, summary_frame
+from ndcg_spark.evaluation import evaluate_checked
 from ndcg_spark.io.trec import QRELS, RUN, read_trec
-from ndcg_spark.option_values import ColumnNames, choice
+from ndcg_spark.option_values import ColumnNames
 from ndcg_spark.options import DEFAULT_BOOTSTRAP, DEFAULT_PERMUTATIONS, DEFAULT_SEED, Options, declared
-from ndcg_spark.report.formatting import format_report
-from ndcg_spark.report.tables import TABLE_FORMATS, TABLE_MARKDOWN, TableFormat
-from ndcg_spark.report.tables import render as render_table
+from ndcg_spark.report.result import Report, report_of
 from ndcg_spark.scoring.slices import QUERY_METADATA, slice_source
 from ndcg_spark.sessions import ExecutorStore
 from ndcg_spark.spark_conf import PLAN_CONF, session_settings
 
 # What a DataFrame stands for in messages, where the job would name a path.
 _GIVEN = "DataFrame"
-
-
-@dataclass(frozen=True)
-class Report:
-    """What `evaluate` computed. `per_query` is a plan over the stored (run, query) rows; `summary`,
-    `comparison` and `slices` hold rows already computed, in the job's output schemas."""
-
-    per_query: DataFrame
-    summary: DataFrame
-    comparison: DataFrame | None
-    slices: DataFrame | None
-    evaluation: Evaluation
-    store: ExecutorStore = field(default_factory=ExecutorStore, repr=False, compare=False)
-
-    def unpersist(self) -> None:
-        """Free the stored (run, query) rows (reading `per_query` after this computes the pass
-        again). On a Spark Connect session they stay cached until this is called or the session
-        ends; on a classic session Spark frees them once the report is garbage-collected."""
-        self.store.release()
-
-    def __str__(self) -> str:
-        """The tables the job prints (its notes naming evaluate's keywords)."""
-        return format_report(self.evaluation, complete="complete=True")
-
-    def table(self, table_format: TableFormat = TABLE_MARKDOWN, title: str = "evaluation") -> str:
-        """The summary and comparison as Markdown (default) or a LaTeX tabular, to paste."""
-        return render_table(self.evaluation, title, choice("table_format", table_format, TABLE_FORMATS))
 
 
 def evaluate(
@@ -102,14 +72,7 @@ def evaluate(
     except BaseException:
         store.release()  # a refused input leaves nothing cached behind
         raise
-    return Report(
-        per_query=per_query,
-        summary=summary_frame(spark, per_query, evaluation),
-        comparison=comparison_frame(spark, evaluation) if chosen.baseline is not None else None,
-        slices=slices_frame(spark, evaluation) if chosen.slices else None,
-        evaluation=evaluation,
-        store=store,
-    )
+    return report_of(per_query, evaluation, chosen, store)
 
 
 def _signature() -> inspect.Signature:

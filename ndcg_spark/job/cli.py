@@ -8,7 +8,6 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Sequence
-from types import ModuleType
 
 from ndcg_spark import progress
 from ndcg_spark.errors import EXIT_FAILURE, EXIT_OK, ConfigError, NdcgSparkError, first_line
@@ -17,6 +16,7 @@ from ndcg_spark.job.run import repair, run
 from ndcg_spark.job.session import progress_bar
 from ndcg_spark.progress import LOG_TEXT
 from ndcg_spark.remedies import VOICE_JOB
+from ndcg_spark.report.data import Renderer
 
 log = logging.getLogger(progress.LOGGER)
 
@@ -26,16 +26,16 @@ def one_line(error: BaseException) -> str:
     return f"{type(error).__name__}: {first_line(error)}"
 
 
-def html_report() -> ModuleType:
+def html_report() -> Renderer:
     """Imported only when a report is asked for, before Spark starts: plotly is needed on the
     driver for it alone."""
     try:
-        from ndcg_spark.report import html as module
+        from ndcg_spark.report.html import render
     except ImportError as error:
         raise ConfigError(
             f"the HTML report needs plotly on the driver ({error}): pip install plotly, or pass --no-html-report"
         ) from None
-    return module
+    return render
 
 
 def main(argv: Sequence[str]) -> int:

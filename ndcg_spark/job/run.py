@@ -6,7 +6,6 @@ import dataclasses
 import datetime as dt
 from collections.abc import Iterator
 from contextlib import contextmanager
-from types import ModuleType
 
 from pyspark.sql import DataFrame, SparkSession
 
@@ -26,8 +25,9 @@ from ndcg_spark.publish.layout import PublicationLayout
 from ndcg_spark.publish.lock import publication_lock
 from ndcg_spark.publish.staging import Staging
 from ndcg_spark.report import tables
-from ndcg_spark.report.data import gather
+from ndcg_spark.report.data import Renderer, gather
 from ndcg_spark.report.formatting import format_report, judged_warnings
+from ndcg_spark.report.result import Report, report_of
 from ndcg_spark.sessions import is_connect
 from ndcg_spark.spark_conf import session_settings
 
@@ -129,32 +129,26 @@ def repair(config: JobConfig, interactive: bool) -> None:
 
 
 def _publish(
-    spark: SparkSession,
-    config: JobConfig,
-    layout: PublicationLayout,
-    staging: Staging,
-    per_query: DataFrame,
-    evaluation: Evaluation,
-    renderer: ModuleType | None,
-    started: dt.datetime,
+    config: JobConfig, staging: Staging, report: Report, render: Renderer | None, started: dt.datetime
 ) -> list[Published]:
     """Stage and check every file, then, under the output's lock, record the publication, move
     the files into place and write the manifest; returns what was published."""
-    datasets = report_datasets(
-        spark,
-        per_query,
-        evaluation,
-        comparison=config.options.baseline is not None,
-        slices=bool(config.options.slices),
-        trec_eval_report=config.trec_eval_report,
-    )
+    spark, evaluation = report.per_query.sparkSession, report.evaluation
+    layout = PublicationLayout(config.output, config.eval_date)
+    datasets = report_datasets(report, config.trec_eval_report)
     page = None
-    if renderer is not None:
+    if render is not None:
         with progress.step("html report") as counts:
             data = gather(
-                spark, layout, per_query, evaluation, config.options.ks, config.options.baseline, judged_warnings(evaluation)
+                spark,
+                layout,
+                report.per_query,
+                evaluation,
+                config.options.ks,
+                config.options.baseline,
+                judged_warnings(evaluation),
             )
-            page = renderer.render(data)
+            page = render(data)
             counts.update(bytes=len(page))
     with progress.step("publish") as counts:
         moves = stage_all(spark, staging, layout, datasets)
@@ -180,7 +174,7 @@ def _publish(
     return published
 
 
-def run(config: JobConfig, interactive: bool, renderer: ModuleType | None) -> None:
+def run(config: JobConfig, interactive: bool, render: Renderer | None) -> None:
     """Evaluate, then publish (see _publish). Staging goes whatever happens, unless a publication
     cut short by an error still needs it."""
     started = dt.datetime.now(dt.UTC)
@@ -193,7 +187,7 @@ def run(config: JobConfig, interactive: bool, renderer: ModuleType | None) -> No
         per_query, evaluation = evaluate_paths(spark, config, staging)
         # Publishing reads the few rows per query the report read: its shuffles are sized alike.
         with session_settings(spark, evaluation.post_pass):
-            published = _publish(spark, config, layout, staging, per_query, evaluation, renderer, started)
+            published = _publish(config, staging, report_of(per_query, evaluation, config.options), render, started)
     finally:
         staging.discard()
     print(format_report(evaluation))

@@ -4,37 +4,30 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import DataFrame
 
 from ndcg_spark import columns as c
-from ndcg_spark.evaluation import Evaluation, comparison_frame, slices_frame, summary_frame
+from ndcg_spark.evaluation import Evaluation
 from ndcg_spark.io.layout import COMPARISON_DIR, PER_QUERY_DIR, SLICES_DIR, SUMMARY_DIR, TREC_EVAL_DIR
 from ndcg_spark.publish.atomic import Dataset
+from ndcg_spark.report.result import Report
 from ndcg_spark.report.trec_eval import report_lines, sorted_lines
 
 
-def report_datasets(
-    spark: SparkSession,
-    per_query: DataFrame,
-    evaluation: Evaluation,
-    *,
-    comparison: bool,
-    slices: bool,
-    trec_eval_report: bool,
-) -> list[Dataset]:
-    """Every dataset to publish, in publication order. The small ones are built from the rows
-    already collected: exactly what was printed."""
-    summary = summary_frame(spark, per_query, evaluation)
+def report_datasets(report: Report, trec_eval_report: bool) -> list[Dataset]:
+    """Every dataset of the report, in publication order, with the rows the evaluation counted
+    for it. The small ones hold the rows already collected: exactly what was printed."""
+    evaluation = report.evaluation
     datasets = [
-        Dataset(PER_QUERY_DIR, per_query, evaluation.per_query_rows),
-        Dataset(SUMMARY_DIR, summary, len(evaluation.summary)),
+        Dataset(PER_QUERY_DIR, report.per_query, evaluation.per_query_rows),
+        Dataset(SUMMARY_DIR, report.summary, len(evaluation.summary)),
     ]
-    if comparison:
-        datasets.append(Dataset(COMPARISON_DIR, comparison_frame(spark, evaluation), len(evaluation.comparison)))
-    if slices:
-        datasets.append(Dataset(SLICES_DIR, slices_frame(spark, evaluation), len(evaluation.slices)))
+    if report.comparison is not None:
+        datasets.append(Dataset(COMPARISON_DIR, report.comparison, len(evaluation.comparison)))
+    if report.slices is not None:
+        datasets.append(Dataset(SLICES_DIR, report.slices, len(evaluation.slices)))
     if trec_eval_report:
-        datasets += _trec_datasets(per_query, summary, evaluation)
+        datasets += _trec_datasets(report.per_query, report.summary, evaluation)
     return datasets
 
 

@@ -4,6 +4,7 @@ wins and losses, and each run's history from the summaries already published."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -108,6 +109,10 @@ def _trend(spark: SparkSession, layout: OutputLayout, evaluation: Evaluation, k:
         history = []
     points += [(row[c.EVAL_DATE], row[c.RUN_ID], row[c.NDCG]) for row in history if row[c.NDCG] is not None]
     return sorted(points)
+
+
+Renderer = Callable[[ReportData], str]
+"""Draws a report's page from its numbers (the HTML report's render, when plotly is installed)."""
 
 
 def gather(

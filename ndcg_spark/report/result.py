@@ -1,0 +1,57 @@
+"""The Report: what an evaluation computed, as frames in the published datasets' schemas. The
+Python API returns it and the job publishes it, so both hold the same frames."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pyspark.sql import DataFrame
+
+from ndcg_spark.evaluation import Evaluation, comparison_frame, slices_frame, summary_frame
+from ndcg_spark.option_values import choice
+from ndcg_spark.options import Options
+from ndcg_spark.report.formatting import format_report
+from ndcg_spark.report.tables import TABLE_FORMATS, TABLE_MARKDOWN, TableFormat
+from ndcg_spark.report.tables import render as render_table
+from ndcg_spark.sessions import ExecutorStore
+
+
+@dataclass(frozen=True)
+class Report:
+    """What `evaluate` computed. `per_query` is a plan over the stored (run, query) rows; `summary`,
+    `comparison` and `slices` hold rows already computed, in the job's output schemas."""
+
+    per_query: DataFrame
+    summary: DataFrame
+    comparison: DataFrame | None
+    slices: DataFrame | None
+    evaluation: Evaluation
+    store: ExecutorStore = field(default_factory=ExecutorStore, repr=False, compare=False)
+
+    def unpersist(self) -> None:
+        """Free the stored (run, query) rows (reading `per_query` after this computes the pass
+        again). On a Spark Connect session they stay cached until this is called or the session
+        ends; on a classic session Spark frees them once the report is garbage-collected."""
+        self.store.release()
+
+    def __str__(self) -> str:
+        """The tables the job prints (its notes naming evaluate's keywords)."""
+        return format_report(self.evaluation, complete="complete=True")
+
+    def table(self, table_format: TableFormat = TABLE_MARKDOWN, title: str = "evaluation") -> str:
+        """The summary and comparison as Markdown (default) or a LaTeX tabular, to paste."""
+        return render_table(self.evaluation, title, choice("table_format", table_format, TABLE_FORMATS))
+
+
+def report_of(per_query: DataFrame, evaluation: Evaluation, options: Options, store: ExecutorStore | None = None) -> Report:
+    """The report of an evaluation: the comparison with a baseline, the slices when asked for
+    (each then present, even with no rows)."""
+    spark = per_query.sparkSession
+    return Report(
+        per_query=per_query,
+        summary=summary_frame(spark, per_query, evaluation),
+        comparison=comparison_frame(spark, evaluation) if options.baseline is not None else None,
+        slices=slices_frame(spark, evaluation) if options.slices else None,
+        evaluation=evaluation,
+        store=ExecutorStore() if store is None else store,
+    )
