@@ -159,3 +159,5 @@ def test_installed_command_runs_in_local_mode_and_on_a_terminal(tmp_path: Path) 
     if script is None:
         pytest.skip("the terminal part needs script(1) from util-linux")
     assert "ndcg-spark: summary done in" in seen and '"step"' not in seen
+    # quiet by default (the package's log4j2.properties): none of Spark's own console lines
+    assert "Setting default log level" not in seen and "log4j" not in seen and " WARN " not in seen, seen[-3000:]
