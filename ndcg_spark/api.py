@@ -14,8 +14,8 @@ from pyspark.sql import DataFrame, SparkSession
 
 from ndcg_spark import columns as c
 from ndcg_spark.checks.inputs import JUDGMENTS, RESULTS, Source, canonical_inputs, require_columns
-from ndcg_spark.comparison.resampling import Cutoff, Resampling, comparison_rows_frame
-from ndcg_spark.comparison.resampling import compare as compare_rows
+from ndcg_spark.comparison.compare import compare as compare_rows
+from ndcg_spark.comparison.rows import Cutoff, Resampling, comparison_rows_frame
 from ndcg_spark.errors import ConfigError
 from ndcg_spark.evaluation import evaluate_checked
 from ndcg_spark.io.trec import QRELS, RUN, read_trec

@@ -16,7 +16,8 @@ from pyspark.sql import functions as F
 from ndcg_spark import columns as c
 from ndcg_spark.checks.inputs import Input
 from ndcg_spark.checks.observe import InputCounts, Observed, enforce, observe
-from ndcg_spark.comparison.resampling import ComparisonRow, Resampling, compare, comparison_rows_frame, cutoffs_of
+from ndcg_spark.comparison.compare import compare
+from ndcg_spark.comparison.rows import ComparisonRow, Resampling, comparison_rows_frame, cutoffs_of
 from ndcg_spark.errors import InputError
 from ndcg_spark.frames import local_frame
 from ndcg_spark.option_values import GainTable

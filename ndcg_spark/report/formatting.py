@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ndcg_spark import columns as c
-from ndcg_spark.comparison import resampling as cmp
+from ndcg_spark.comparison import rows as cmp
 from ndcg_spark.evaluation import Evaluation, RunCounts
 from ndcg_spark.scoring.slices import SLICE, SLICE_VALUE
 

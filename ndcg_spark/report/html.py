@@ -20,7 +20,7 @@ from plotly.colors import qualitative
 from plotly.offline import get_plotlyjs
 
 from ndcg_spark import columns as c
-from ndcg_spark.comparison import resampling as cmp
+from ndcg_spark.comparison import rows as cmp
 from ndcg_spark.report.data import HISTOGRAM_BINS, QUANTILES, ReportData
 from ndcg_spark.report.formatting import (
     INTERVAL,

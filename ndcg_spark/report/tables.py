@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from ndcg_spark import columns as c
-from ndcg_spark.comparison.resampling import ComparisonRow
+from ndcg_spark.comparison.rows import ComparisonRow
 from ndcg_spark.evaluation import Evaluation
 from ndcg_spark.report.formatting import baseline_first, format_number, format_p, measure_label, summary_cutoffs, summary_variants
 

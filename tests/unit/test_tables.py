@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from pyspark.sql import Row
 
-from ndcg_spark.comparison.resampling import ComparisonRow
+from ndcg_spark.comparison.rows import ComparisonRow
 from ndcg_spark.evaluation import Evaluation, RunCounts
 from ndcg_spark.report.tables import latex, latex_escape, markdown
 

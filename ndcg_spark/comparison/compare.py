@@ -1,0 +1,119 @@
+"""compare(): every run against the baseline at every cutoff, from the pairing, the resampling
+and the paired t-test, with Holm's correction across runs."""
+
+from __future__ import annotations
+
+from decimal import Decimal, localcontext
+from typing import Any
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from ndcg_spark import columns as c
+from ndcg_spark.comparison.pairing import EXACT_DRAWS, N_PAIRS, PERMS, cutoff_column, pair_stats, paired
+from ndcg_spark.comparison.resampling import draw_rows, fixed_point, fixed_scale, resampled_sums, resampling_plan
+from ndcg_spark.comparison.rows import ComparisonRow, Cutoff, Resampling
+from ndcg_spark.comparison.stats import holm, paired_t
+from ndcg_spark.errors import ConfigError
+
+
+def _mean(total: Decimal, n: int) -> float | None:
+    return float(total) / n if n else None
+
+
+def _variance(total: Decimal, squares: Decimal, n: int) -> float:
+    with localcontext() as context:
+        context.prec = 60
+        return float((squares - total * total / n) / (n - 1))
+
+
+def compare(
+    spark: SparkSession,
+    per_query: DataFrame,
+    baseline: str,
+    runs: list[str],
+    cutoffs: list[Cutoff],
+    resampling: Resampling,
+) -> list[ComparisonRow]:
+    """The comparison rows (COMPARISON_SCHEMA), one per other run and cutoff, runs in order."""
+    if baseline not in runs:
+        raise ConfigError(f"baseline run {baseline!r} is not in the results (runs: {', '.join(runs)})")
+    pairs = paired(per_query, baseline, cutoffs).cache()
+    try:
+        stats = pair_stats(pairs, cutoffs)
+        resampled: dict[str, dict[str, Any]] = {}
+        plans: dict[str, Any] = {}
+        if stats:
+            scale = fixed_scale(max(row[N_PAIRS] for row in stats.values()))
+            plan = resampling_plan(spark, stats, resampling)
+            plans = {row[c.RUN_ID]: row for row in plan.collect()}
+            observed = pairs.groupBy(c.RUN_ID).agg(
+                *[F.sum(fixed_point(F.col(cutoff_column("d", cut)), scale)).alias(cutoff_column("obs", cut)) for cut in cutoffs]
+            )
+            draws = draw_rows(pairs, plan, cutoffs, resampling, scale)
+            resampled = resampled_sums(draws, observed, cutoffs, resampling, scale)
+    finally:
+        pairs.unpersist()
+    rows = [
+        _row(baseline, run, cut, stats.get(run), resampled.get(run), plans.get(run), resampling)
+        for run in runs
+        if run != baseline
+        for cut in cutoffs
+    ]
+    _adjust(rows, cutoffs)
+    return rows
+
+
+def _row(
+    baseline: str,
+    run: str,
+    cut: Cutoff,
+    stats: dict[str, Any] | None,
+    resampled: dict[str, Any] | None,
+    plan: Any,
+    resampling: Resampling,
+) -> ComparisonRow:
+    n = stats[N_PAIRS] if stats else 0
+    row = ComparisonRow(
+        baseline=baseline,
+        run_id=run,
+        measure=cut.measure,
+        k=cut.k,
+        num_queries=n,
+        permutations=plan[PERMS] if plan else resampling.permutations,
+        randomization_exact=bool(plan[EXACT_DRAWS]) if plan else False,
+        bootstrap=resampling.bootstrap,
+        seed=resampling.seed,
+    )
+    if not stats or not n:
+        return row
+    total = stats[cutoff_column("sd", cut)]
+    mean = float(total) / n
+    t, p = paired_t(n, mean, _variance(total, stats[cutoff_column("sdd", cut)], n) if n > 1 else 0.0)
+    row.ndcg_baseline = _mean(stats[cutoff_column("sb", cut)], n)
+    row.ndcg_run = _mean(stats[cutoff_column("sr", cut)], n)
+    row.mean_difference = mean
+    row.wins, row.ties, row.losses = (
+        stats[cutoff_column("w", cut)],
+        stats[cutoff_column("t", cut)],
+        stats[cutoff_column("l", cut)],
+    )
+    row.t_statistic, row.p_value_t = t, p
+    if resampled:
+        adjustment = 0 if plan[EXACT_DRAWS] else 1
+        draws = plan[PERMS]
+        tail = min(resampled[cutoff_column("less", cut)], resampled[cutoff_column("more", cut)]) + adjustment
+        interval = resampled[cutoff_column("ci", cut)] or [None, None]
+        row.p_value_randomization = min(1.0, 2.0 * tail / (draws + adjustment))
+        row.ci_low, row.ci_high = interval[0], interval[1]
+    return row
+
+
+def _adjust(rows: list[ComparisonRow], cutoffs: list[Cutoff]) -> None:
+    """Holm across the compared runs, separately for each cutoff and each test."""
+    for cut in cutoffs:
+        group = [row for row in rows if row.measure == cut.measure and row.k == cut.k]
+        for row, value in zip(group, holm([row.p_value_t for row in group]), strict=True):
+            row.p_value_t_holm = value
+        for row, value in zip(group, holm([row.p_value_randomization for row in group]), strict=True):
+            row.p_value_randomization_holm = value

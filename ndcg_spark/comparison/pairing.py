@@ -1,0 +1,76 @@
+"""The pairing: each run's per-query values beside the baseline's, over the queries both were
+scored on, with the sums the tests read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from ndcg_spark import columns as c
+from ndcg_spark.comparison.rows import Cutoff
+from ndcg_spark.frames import indicator
+from ndcg_spark.scoring.summary import exact_sum
+
+# Columns of the paired and resampled frames.
+DRAW = "_draw"
+DRAWS = "_draws"
+EXACT_DRAWS = "_exact"
+INDEX = "_index"
+SIGN = "_sign"
+WEIGHT = "_weight"
+N_PAIRS = "_n"
+PERMS = "_perms"
+WEIGHTS = "_weights"
+
+
+def cutoff_column(prefix: str, cutoff: Cutoff) -> str:
+    return c.at_cutoff(prefix, cutoff.k)
+
+
+def _is(cutoff: Cutoff) -> Column:
+    k = F.col(c.K).isNull() if cutoff.k is None else F.col(c.K) == cutoff.k
+    return (F.col(c.MEASURE) == cutoff.measure) & k
+
+
+def _wide(per_query: DataFrame, cutoffs: list[Cutoff]) -> DataFrame:
+    """One row per (run, query), the NDCG at every cutoff in its own column."""
+    return per_query.groupBy(c.RUN_ID, c.QUERY_ID).agg(
+        *[F.max(F.when(_is(cut), F.col(c.NDCG))).alias(cutoff_column("v", cut)) for cut in cutoffs]
+    )
+
+
+def paired(per_query: DataFrame, baseline: str, cutoffs: list[Cutoff]) -> DataFrame:
+    """(run, query) for every other run and query scored for both: the baseline's value, the
+    run's and their difference at each cutoff (columns b_K, r_K, d_K)."""
+    wide = _wide(per_query, cutoffs)
+    base = wide.filter(F.col(c.RUN_ID) == baseline).select(
+        c.QUERY_ID, *[F.col(cutoff_column("v", cut)).alias(cutoff_column("b", cut)) for cut in cutoffs]
+    )
+    runs = wide.filter(F.col(c.RUN_ID) != baseline).select(
+        c.RUN_ID, c.QUERY_ID, *[F.col(cutoff_column("v", cut)).alias(cutoff_column("r", cut)) for cut in cutoffs]
+    )
+    return runs.join(base, on=c.QUERY_ID, how="inner").select(
+        c.RUN_ID,
+        c.QUERY_ID,
+        *[F.col(cutoff_column(p, cut)) for cut in cutoffs for p in ("b", "r")],
+        *[(F.col(cutoff_column("r", cut)) - F.col(cutoff_column("b", cut))).alias(cutoff_column("d", cut)) for cut in cutoffs],
+    )
+
+
+def pair_stats(pairs: DataFrame, cutoffs: list[Cutoff]) -> dict[str, dict[str, Any]]:
+    aggregates = [F.count(F.lit(1)).alias(N_PAIRS)]
+    for cut in cutoffs:
+        d = F.col(cutoff_column("d", cut))
+        aggregates += [
+            exact_sum(F.col(cutoff_column("b", cut))).alias(cutoff_column("sb", cut)),
+            exact_sum(F.col(cutoff_column("r", cut))).alias(cutoff_column("sr", cut)),
+            exact_sum(d).alias(cutoff_column("sd", cut)),
+            exact_sum(d * d).alias(cutoff_column("sdd", cut)),
+            F.sum(indicator(d > 0)).cast(T.LongType()).alias(cutoff_column("w", cut)),
+            F.sum(indicator(d == 0)).cast(T.LongType()).alias(cutoff_column("t", cut)),
+            F.sum(indicator(d < 0)).cast(T.LongType()).alias(cutoff_column("l", cut)),
+        ]
+    return {row[c.RUN_ID]: row.asDict() for row in pairs.groupBy(c.RUN_ID).agg(*aggregates).collect()}

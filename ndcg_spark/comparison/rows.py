@@ -1,0 +1,103 @@
+"""The comparison dataset's rows: one run against the baseline at one cutoff. Its schema is
+derived from ComparisonRow's fields, so the two cannot disagree."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import types as T
+
+from ndcg_spark import columns as c
+from ndcg_spark.frames import local_frame
+from ndcg_spark.scoring.ranking import cutoff_ks
+
+# Columns of the comparison dataset.
+BASELINE = "baseline"
+NUM_QUERIES = c.NUM_QUERIES
+NDCG_BASELINE = "ndcg_baseline"
+NDCG_RUN = "ndcg_run"
+MEAN_DIFFERENCE = "mean_difference"
+WINS, TIES, LOSSES = "wins", "ties", "losses"
+T_STATISTIC = "t_statistic"
+P_T = "p_value_t"
+P_RANDOMIZATION = "p_value_randomization"
+CI_LOW, CI_HIGH = "ci_low", "ci_high"
+P_T_HOLM = "p_value_t_holm"
+P_RANDOMIZATION_HOLM = "p_value_randomization_holm"
+PERMUTATIONS = "permutations"
+EXACT = "randomization_exact"
+BOOTSTRAP = "bootstrap"
+SEED = "seed"
+
+_SPARK_TYPE = "spark_type"
+_SPARK_TYPES = {"str": T.StringType(), "int": T.LongType(), "float": T.DoubleType(), "bool": T.BooleanType()}
+
+
+@dataclass(frozen=True)
+class Cutoff:
+    measure: str
+    k: int | None
+
+
+@dataclass
+class ComparisonRow:
+    """One run against the baseline at one cutoff; the fields are the comparison dataset's
+    columns, in its order (COMPARISON_SCHEMA is derived from them). The Holm columns are set once
+    every run's row of the cutoff is known."""
+
+    baseline: str
+    run_id: str
+    measure: str
+    k: int | None = field(metadata={_SPARK_TYPE: T.IntegerType()})  # the per_query dataset's k
+    num_queries: int
+    ndcg_baseline: float | None = None
+    ndcg_run: float | None = None
+    mean_difference: float | None = None
+    wins: int = 0
+    ties: int = 0
+    losses: int = 0
+    t_statistic: float | None = None
+    p_value_t: float | None = None
+    p_value_t_holm: float | None = None
+    p_value_randomization: float | None = None
+    p_value_randomization_holm: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    permutations: int = 0
+    randomization_exact: bool = False
+    bootstrap: int = 0
+    seed: int = 0
+
+    def values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, item.name) for item in fields(self))
+
+
+def _schema(kind: type) -> T.StructType:
+    """A dataclass's fields as a Spark schema: `X | None` nullable, X not; Python's int a long
+    unless the field says otherwise."""
+    columns = []
+    for item in fields(kind):
+        annotation = str(item.type)
+        base = annotation.removesuffix(" | None")
+        columns.append(T.StructField(item.name, item.metadata.get(_SPARK_TYPE, _SPARK_TYPES[base]), base != annotation))
+    return T.StructType(columns)
+
+
+COMPARISON_SCHEMA = _schema(ComparisonRow)
+
+
+@dataclass(frozen=True)
+class Resampling:
+    permutations: int
+    bootstrap: int
+    seed: int
+
+
+def cutoffs_of(ks: tuple[int, ...], uncut: bool) -> list[Cutoff]:
+    return [Cutoff(c.MEASURE_UNCUT if k is None else c.MEASURE_CUT, k) for k in cutoff_ks(ks, uncut)]
+
+
+def comparison_rows_frame(spark: SparkSession, rows: list[ComparisonRow]) -> DataFrame:
+    return local_frame(spark, [row.values() for row in rows], COMPARISON_SCHEMA)
