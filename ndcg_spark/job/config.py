@@ -120,11 +120,15 @@ _JOB_KEYS = {
     "input": ("judgments", "results", "judgments_format", "results_format", "query_metadata"),
     "output": ("path", "trec_eval", "html", "report_format", "lock_timeout", "lock_stale_after"),
     "logging": ("format",),
-    "spark": None,  # any Spark setting
+    "spark": (),  # any Spark setting: read as it is
 }
 # A job setting whose config key is not its name.
-_JOB_RENAMED = {("output", "path"): "output", ("output", "trec_eval"): "trec_eval_report", ("output", "html"): "html_report"}
-_JOB_RENAMED[("logging", "format")] = "log_format"
+_JOB_RENAMED = {
+    ("output", "path"): "output",
+    ("output", "trec_eval"): "trec_eval_report",
+    ("output", "html"): "html_report",
+    ("logging", "format"): "log_format",
+}
 
 
 def _option_keys(kind: type[Options]) -> dict[str, dict[str, str]]:
@@ -145,7 +149,7 @@ def settings_from_toml(doc: Mapping[str, Any], kind: type[Options] = Options) ->
         if name == "spark":
             settings["spark_conf"] = {str(key): str(value) for key, value in table.items()}
         elif name in _JOB_KEYS:
-            _known(table, name, _JOB_KEYS[name] or ())
+            _known(table, name, _JOB_KEYS[name])
             settings.update({_JOB_RENAMED.get((name, key), key): value for key, value in table.items()})
         elif WHOLE_TABLE in options[name]:
             settings[options[name][WHOLE_TABLE]] = dict(table)
