@@ -10,7 +10,19 @@ PACKAGE = Path(__file__).resolve().parents[2] / "ndcg_spark"
 
 # Each step may import the steps before it, never one after it.
 FLOW = [
-    {"columns", "remedies", "errors", "option_values", "options", "progress", "spark_conf", "frames", "sessions", "version"},
+    {
+        "columns",
+        "remedies",
+        "errors",
+        "measures",
+        "option_values",
+        "options",
+        "progress",
+        "spark_conf",
+        "frames",
+        "sessions",
+        "version",
+    },
     {"io"},
     {"checks"},
     {"scoring"},
