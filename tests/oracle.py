@@ -57,3 +57,70 @@ def ndcg(
                 best = dcg(ideal, k)
                 values[(run, query, k)] = dcg(gains, k) / best if best > 0 else 0.0
     return values
+
+
+def binary(
+    results: Iterable[tuple[str, str, str, float]],
+    judgments: Iterable[tuple[str, str, int]],
+    measures: Sequence[tuple[str, int | None]],
+    level: int = 1,
+    complete: bool = False,
+    judged_only: bool = False,
+    max_depth: int | None = None,
+) -> dict[tuple[str, str, str, int | None], float]:
+    """(run, query, measure, k) -> trec_eval's binary measures, as their definitions read: a
+    document is relevant when judged with a grade >= level; R is the query's number of relevant
+    documents. measures are (name, k) pairs, k None for a measure without cutoff."""
+    labels: dict[str, dict[str, int]] = defaultdict(dict)
+    for query, doc, relevance in judgments:
+        labels[query][doc] = relevance
+    lists: dict[str, dict[str, list[tuple[float, str]]]] = defaultdict(lambda: defaultdict(list))
+    for run, query, doc, score in results:
+        lists[run][query].append((score, doc))
+    values = {}
+    for run, by_query in lists.items():
+        for query in set(labels) if complete else set(by_query) & set(labels):
+            ranked = sorted(by_query.get(query, []), key=lambda sd: (sd[0], sd[1].encode()), reverse=True)
+            ranked = ranked[:max_depth] if max_depth is not None else ranked
+            if judged_only:
+                ranked = [(score, doc) for score, doc in ranked if labels[query].get(doc, -1) >= 0]
+            grades = [labels[query].get(doc) for _, doc in ranked]
+            relevant = [grade is not None and grade >= level for grade in grades]
+            total = sum(grade >= level for grade in labels[query].values())
+            nonrelevant = sum(0 <= grade < level for grade in labels[query].values())
+            for name, k in measures:
+                values[(run, query, name, k)] = _measure(name, k, relevant, grades, level, total, nonrelevant)
+    return values
+
+
+def _measure(
+    name: str, k: int | None, relevant: list[bool], grades: list[int | None], level: int, total: int, nonrel: int
+) -> float:
+    top = relevant if k is None else relevant[:k]
+    found = sum(top)
+    if name == "P":
+        return found / k if k else 0.0
+    if name == "recall":
+        return found / total if total else 0.0
+    if name == "success":
+        return 1.0 if found else 0.0
+    if name in ("map", "map_cut"):
+        precisions = [sum(top[:i]) / i for i, hit in enumerate(top, start=1) if hit]
+        return sum(precisions) / total if total else 0.0
+    if name == "recip_rank":
+        return next((1.0 / i for i, hit in enumerate(relevant, start=1) if hit), 0.0)
+    if name == "Rprec":
+        return sum(relevant[:total]) / total if total else 0.0
+    if name == "bpref":
+        # each relevant document loses the share of judged non-relevant ones ranked above it,
+        # counting at most R of them; unjudged and negatively graded documents are skipped
+        score, above = 0.0, 0
+        for grade in grades:
+            if grade is None or grade < 0:
+                continue
+            if grade >= level:
+                score += 1.0 - min(above, total) / min(total, nonrel) if above else 1.0
+            else:
+                above += 1
+        return score / total if total else 0.0
+    raise ValueError(name)

@@ -50,3 +50,29 @@ def pytrec_ndcg(
             for k in [*ks, None]:
                 values[(run, query, k)] = measured["ndcg" if k is None else f"ndcg_cut_{k}"]
     return values
+
+
+def pytrec_values(
+    results: Results,
+    judgments: Judgments,
+    measures: Sequence[tuple[str, int | None]],
+    level: int = 1,
+    judged_only: bool = False,
+) -> dict[tuple[str, str, str, int | None], float]:
+    """(run, query, measure, k) -> pytrec_eval's value of trec_eval's measure `name` (cut at k),
+    with relevance level `level` (trec_eval -l), for the queries it scores."""
+    qrels: dict[str, dict[str, int]] = {}
+    for query, doc, grade in judgments:
+        qrels.setdefault(query, {})[doc] = grade
+    asked = {name if k is None else f"{name}.{k}" for name, k in measures}
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, asked, relevance_level=level, judged_docs_only_flag=judged_only)
+    values: dict[tuple[str, str, str, int | None], float] = {}
+    for run in sorted({row[0] for row in results}):
+        ranked: dict[str, dict[str, float]] = {}
+        for run_id, query, doc, score in results:
+            if run_id == run:
+                ranked.setdefault(query, {})[doc] = score
+        for query, measured in evaluator.evaluate(ranked).items():
+            for name, k in measures:
+                values[(run, query, name, k)] = measured[name if k is None else f"{name}_{k}"]
+    return values
