@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 
 def gain(relevance: int, kind: str, table: dict[int, float] | None = None) -> float:
@@ -35,28 +35,41 @@ def ndcg(
     """(run, query, k) -> NDCG; k None is the uncut ndcg. results are (run, query, doc, score).
     table: a gain per grade; judged_only: drop unjudged and negatively graded documents from the
     ranked list (after the max_depth cut), as trec_eval -J does."""
+    values = {}
+    for run, query, ranked, judged in ranked_lists(results, judgments, complete, judged_only, max_depth):
+        # An unjudged document gains 0, whatever a table gives grade 0.
+        gains = [gain(judged[doc], kind, table) if doc in judged else 0.0 for doc in ranked]
+        ideal = sorted((gain(rel, kind, table) for rel in judged.values()), reverse=True)
+        for k in [*ks, None]:
+            best = dcg(ideal, k)
+            values[(run, query, k)] = dcg(gains, k) / best if best > 0 else 0.0
+    return values
+
+
+def ranked_lists(
+    results: Iterable[tuple[str, str, str, float]],
+    judgments: Iterable[tuple[str, str, int]],
+    complete: bool,
+    judged_only: bool,
+    max_depth: int | None,
+) -> Iterator[tuple[str, str, list[str], dict[str, int]]]:
+    """(run, query, its documents in trec_eval's order, the query's judgments) for every list
+    scored: retrieved and judged, or with complete every judged query of every run. The list is
+    cut at max_depth, then with judged_only keeps the judged documents graded >= 0 (-J)."""
     labels: dict[str, dict[str, int]] = defaultdict(dict)
     for query, doc, relevance in judgments:
         labels[query][doc] = relevance
     lists: dict[str, dict[str, list[tuple[float, str]]]] = defaultdict(lambda: defaultdict(list))
     for run, query, doc, score in results:
         lists[run][query].append((score, doc))
-    values = {}
     for run, by_query in lists.items():
-        queries = set(labels) if complete else set(by_query) & set(labels)
-        for query in queries:
+        for query in set(labels) if complete else set(by_query) & set(labels):
             # score descending, then doc_id descending in byte order
             ranked = sorted(by_query.get(query, []), key=lambda sd: (sd[0], sd[1].encode()), reverse=True)
             ranked = ranked[:max_depth] if max_depth is not None else ranked
             if judged_only:
                 ranked = [(score, doc) for score, doc in ranked if labels[query].get(doc, -1) >= 0]
-            # An unjudged document gains 0, whatever a table gives grade 0.
-            gains = [gain(labels[query][doc], kind, table) if doc in labels[query] else 0.0 for _, doc in ranked]
-            ideal = sorted((gain(rel, kind, table) for rel in labels[query].values()), reverse=True)
-            for k in [*ks, None]:
-                best = dcg(ideal, k)
-                values[(run, query, k)] = dcg(gains, k) / best if best > 0 else 0.0
-    return values
+            yield run, query, [doc for _, doc in ranked], labels[query]
 
 
 def binary(
@@ -71,25 +84,14 @@ def binary(
     """(run, query, measure, k) -> trec_eval's binary measures, as their definitions read: a
     document is relevant when judged with a grade >= level; R is the query's number of relevant
     documents. measures are (name, k) pairs, k None for a measure without cutoff."""
-    labels: dict[str, dict[str, int]] = defaultdict(dict)
-    for query, doc, relevance in judgments:
-        labels[query][doc] = relevance
-    lists: dict[str, dict[str, list[tuple[float, str]]]] = defaultdict(lambda: defaultdict(list))
-    for run, query, doc, score in results:
-        lists[run][query].append((score, doc))
     values = {}
-    for run, by_query in lists.items():
-        for query in set(labels) if complete else set(by_query) & set(labels):
-            ranked = sorted(by_query.get(query, []), key=lambda sd: (sd[0], sd[1].encode()), reverse=True)
-            ranked = ranked[:max_depth] if max_depth is not None else ranked
-            if judged_only:
-                ranked = [(score, doc) for score, doc in ranked if labels[query].get(doc, -1) >= 0]
-            grades = [labels[query].get(doc) for _, doc in ranked]
-            relevant = [grade is not None and grade >= level for grade in grades]
-            total = sum(grade >= level for grade in labels[query].values())
-            nonrelevant = sum(0 <= grade < level for grade in labels[query].values())
-            for name, k in measures:
-                values[(run, query, name, k)] = _measure(name, k, relevant, grades, level, total, nonrelevant)
+    for run, query, ranked, judged in ranked_lists(results, judgments, complete, judged_only, max_depth):
+        grades = [judged.get(doc) for doc in ranked]
+        relevant = [grade is not None and grade >= level for grade in grades]
+        total = sum(grade >= level for grade in judged.values())
+        nonrelevant = sum(0 <= grade < level for grade in judged.values())
+        for name, k in measures:
+            values[(run, query, name, k)] = _measure(name, k, relevant, grades, level, total, nonrelevant)
     return values
 
 

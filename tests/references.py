@@ -4,7 +4,7 @@ transforms and Connect tiers check against."""
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import pytrec_eval
 
@@ -35,21 +35,12 @@ def pytrec_ndcg(
 ) -> dict[tuple[str, str, int | None], float]:
     """(run, query, k) -> pytrec_eval's ndcg_cut_k (k None: ndcg), for the queries it scores: those
     both judged and retrieved. pytrec_eval breaks score ties by doc_id descending, as trec_eval."""
-    qrels: dict[str, dict[str, int]] = {}
-    for query, doc, grade in judgments:
-        qrels.setdefault(query, {})[doc] = grade
-    measures = {f"ndcg_cut.{','.join(map(str, ks))}", "ndcg"}
-    evaluator = pytrec_eval.RelevanceEvaluator(qrels, measures, judged_docs_only_flag=judged_only)
-    values: dict[tuple[str, str, int | None], float] = {}
-    for run in sorted({row[0] for row in results}):
-        ranked: dict[str, dict[str, float]] = {}
-        for run_id, query, doc, score in results:
-            if run_id == run:
-                ranked.setdefault(query, {})[doc] = score
-        for query, measured in evaluator.evaluate(ranked).items():
-            for k in [*ks, None]:
-                values[(run, query, k)] = measured["ndcg" if k is None else f"ndcg_cut_{k}"]
-    return values
+    asked = {f"ndcg_cut.{','.join(map(str, ks))}", "ndcg"}
+    return {
+        (run, query, k): measured["ndcg" if k is None else f"ndcg_cut_{k}"]
+        for run, query, measured in _evaluated(results, judgments, asked, 1, judged_only)
+        for k in [*ks, None]
+    }
 
 
 def pytrec_values(
@@ -61,18 +52,26 @@ def pytrec_values(
 ) -> dict[tuple[str, str, str, int | None], float]:
     """(run, query, measure, k) -> pytrec_eval's value of trec_eval's measure `name` (cut at k),
     with relevance level `level` (trec_eval -l), for the queries it scores."""
+    asked = {name if k is None else f"{name}.{k}" for name, k in measures}
+    return {
+        (run, query, name, k): measured[name if k is None else f"{name}_{k}"]
+        for run, query, measured in _evaluated(results, judgments, asked, level, judged_only)
+        for name, k in measures
+    }
+
+
+def _evaluated(
+    results: Results, judgments: Judgments, asked: set[str], level: int, judged_only: bool
+) -> Iterator[tuple[str, str, dict[str, float]]]:
+    """(run, query, pytrec_eval's values of the measures asked) for each query it scores."""
     qrels: dict[str, dict[str, int]] = {}
     for query, doc, grade in judgments:
         qrels.setdefault(query, {})[doc] = grade
-    asked = {name if k is None else f"{name}.{k}" for name, k in measures}
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, asked, relevance_level=level, judged_docs_only_flag=judged_only)
-    values: dict[tuple[str, str, str, int | None], float] = {}
     for run in sorted({row[0] for row in results}):
         ranked: dict[str, dict[str, float]] = {}
         for run_id, query, doc, score in results:
             if run_id == run:
                 ranked.setdefault(query, {})[doc] = score
         for query, measured in evaluator.evaluate(ranked).items():
-            for name, k in measures:
-                values[(run, query, name, k)] = measured[name if k is None else f"{name}_{k}"]
-    return values
+            yield run, query, measured
