@@ -25,6 +25,8 @@ INPUT = "_input"
 MEASURE = "measure"
 K = "k"
 NDCG = "ndcg"
+# Every row's value of its measure (on NDCG's rows, equal to NDCG).
+VALUE = "value"
 DCG = "dcg"
 IDCG = "idcg"
 NUM_RETRIEVED = "num_retrieved"

@@ -20,9 +20,11 @@ from ndcg_spark.comparison.compare import compare
 from ndcg_spark.comparison.rows import ComparisonRow, Resampling, comparison_rows_frame, cutoffs_of
 from ndcg_spark.errors import InputError
 from ndcg_spark.frames import local_frame
+from ndcg_spark.measures import Measure, report_order
 from ndcg_spark.option_values import GainTable
 from ndcg_spark.options import GAIN_LINEAR, ORDER_BY_SCORE, Gain, Options, OrderBy
 from ndcg_spark.progress import step
+from ndcg_spark.scoring.binary import binary_of
 from ndcg_spark.scoring.dcg import JUDGED_QUERIES, evaluated_pairs, per_query_rows, query_pairs
 from ndcg_spark.scoring.ranking import FIRST_INPUT, LAST_INPUT
 from ndcg_spark.scoring.slices import (
@@ -101,8 +103,11 @@ def main_pass(
     gains: GainTable = (),
     judged_only: bool = False,
     max_depth: int | None = None,
+    measures: tuple[Measure, ...] = (),
+    relevance_level: int = 1,
 ) -> MainPass:
-    """The plan of the one pass over the data: (run, query) rows, and both inputs' observed checks."""
+    """The plan of the one pass over the data: (run, query) rows, and both inputs' observed checks.
+    measures: the binary measures beside NDCG (Options.measures), relevant from relevance_level."""
     observed_judgments, observed_results = observe(judgments), observe(results)
     judged_queries, pair_rows = Observation("judged_queries"), Observation(PAIR_ROWS)
     # When copies are refused, a run with copies publishes nothing: the ideal side can read the
@@ -121,6 +126,7 @@ def main_pass(
         judged_only=judged_only,
         max_depth=max_depth,
         inputs=len(results.sources) > 1,
+        binary=binary_of(measures, relevance_level),
     ).observe(pair_rows, F.count(F.lit(1)).alias(PAIR_ROWS))
     return MainPass(pairs, observed_judgments, observed_results, judged_queries, pair_rows)
 
@@ -165,6 +171,8 @@ def evaluate_checked(
             gains=options.gains,
             judged_only=options.judged_only,
             max_depth=options.max_depth,
+            measures=options.measures,
+            relevance_level=options.relevance_level,
         )
         scored = score_pairs(scoring, materialize)
         result_rows = scored.results.rows_read
@@ -180,8 +188,9 @@ def _report(
 ) -> tuple[DataFrame, Evaluation]:
     """The summary, comparison and slices, from the materialized (run, query) rows."""
     pairs, judged, retrieved = scored.pairs, scored.judgments, scored.results
-    per_query = evaluated_pairs(pairs, options.ks, options.uncut, options.complete).transform(
-        lambda df: per_query_rows(df, options.ks, options.uncut, options.variant)
+    binary = binary_of(options.measures, options.relevance_level)
+    per_query = evaluated_pairs(pairs, options.ks, options.uncut, options.complete, binary).transform(
+        lambda df: per_query_rows(df, options.ks, options.uncut, options.variant, binary)
     )
     with step("summary") as counts:
         rows = summary_and_counts(per_query, pairs).collect()
@@ -197,7 +206,7 @@ def _report(
         with step("comparison") as counts:
             resampling = Resampling(options.permutations, options.bootstrap, options.seed)
             run_ids = [run.run_id for run in runs]
-            cutoffs = cutoffs_of(options.ks, options.uncut)
+            cutoffs = cutoffs_of(options.ks, options.uncut, options.measures)
             comparison = compare(spark, per_query, options.baseline, run_ids, cutoffs, resampling)
             counts.update(baseline=options.baseline, rows=len(comparison))
     slices = []
@@ -231,10 +240,10 @@ def _report(
 
 
 def _measure_order(row: Row) -> tuple[object, ...]:
-    """Rows of a few per run and cutoff are put in order on the driver (by run, measure, then k,
-    NULL last): an orderBy in Spark costs a sampling job and a shuffle. Python orders strings by
-    code point, which is Spark's order of their UTF-8 bytes."""
-    return (row[c.MEASURE], *c.cutoff_order(row[c.K]))
+    """Rows of a few per run and cutoff are put in order on the driver (by run, then measure in
+    the reports' order, then k, NULL last): an orderBy in Spark costs a sampling job and a
+    shuffle."""
+    return report_order(row[c.MEASURE], row[c.K])
 
 
 def _run_counts(count_rows: list[Row], judged_queries: int, complete: bool, sources: tuple[str, ...]) -> list[RunCounts]:

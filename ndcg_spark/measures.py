@@ -13,6 +13,22 @@ from ndcg_spark.errors import ConfigError
 
 MeasureName = Literal["ndcg", "ndcg_cut", "P", "recall", "map", "map_cut", "recip_rank", "Rprec", "success", "bpref"]
 MEASURE_NAMES: tuple[MeasureName, ...] = get_args(MeasureName)
+NDCG_MEASURES: tuple[MeasureName, ...] = ("ndcg_cut", "ndcg")
+# The order trec_eval prints measures in (its measure table), and the order of the reports' tables:
+# NDCG first, the headline, then trec_eval's.
+TREC_EVAL_ORDER: tuple[MeasureName, ...] = (
+    "map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "P",
+    "recall",
+    "ndcg",
+    "ndcg_cut",
+    "map_cut",
+    "success",
+)
+REPORT_ORDER: tuple[MeasureName, ...] = ("ndcg_cut", "ndcg", "P", "recall", "map_cut", "map", "recip_rank", "Rprec", "success", "bpref")
 
 # trec_eval 10.0's default cutoffs (its out.test.aq lists them: P_5 ... P_1000, success_1,5,10).
 _LONG_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -49,6 +65,18 @@ class Measure:
     def trec_eval(self) -> str:
         """The name trec_eval prints: P_5, ndcg_cut_10, map."""
         return self.name if self.k is None else f"{self.name}_{self.k}"
+
+
+def report_order(name: str, k: int | None) -> tuple[int, bool, int]:
+    """Sort key of a (measure, k) in the reports: by REPORT_ORDER, then k ascending, uncut last."""
+    return (REPORT_ORDER.index(name) if name in REPORT_ORDER else len(REPORT_ORDER), k is None, k or 0)
+
+
+def label(name: str, k: int | None) -> str:
+    """A (measure, k) as the tables head it: ndcg@10, ndcg, P@5, map@10, map, recip_rank."""
+    if k is None:
+        return name
+    return f"{'ndcg' if name == 'ndcg_cut' else 'map' if name == 'map_cut' else name}@{k}"
 
 
 def cut(name: MeasureName) -> bool:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Literal, get_args
 
 from ndcg_spark.errors import ConfigError
+from ndcg_spark.measures import NDCG_MEASURES, Measure, parse_measures
 from ndcg_spark.option_values import (
     ColumnNames,
     GainTable,
@@ -78,6 +79,7 @@ class Declared:
     switch: bool = False  # true or false: --name and --no-name on the command line
     record: Callable[[Any], Any] | None = None  # its JSON form in the manifest (None: as it is)
     shown: str | None = None  # its default in the docs (None: from the default)
+    repeat: bool = False  # the flag can be given again, each time adding to the value
 
 
 def option(default: Any, help: str, section: str, **declared: Any) -> Any:  # noqa: A002 - argparse's word
@@ -102,6 +104,18 @@ def _baseline(value: Any) -> str | None:
 
 def _max_depth(value: Any) -> int | None:
     return None if value is None else count("max_depth", value, 1, MAX_DEPTH)
+
+
+def _measures(value: Any) -> tuple[Measure, ...]:
+    if value is None or (isinstance(value, (list, tuple)) and not value):
+        return ()
+    items = [value] if isinstance(value, (str, Measure)) else list(value)
+    if all(isinstance(item, Measure) for item in items):
+        return tuple(dict.fromkeys(items))
+    return parse_measures([str(item) if isinstance(item, Measure) else item for item in items])
+
+
+MAX_RELEVANCE_LEVEL = 2**31 - 1
 
 
 def _gains_table(table: GainTable) -> dict[str, float]:
@@ -133,6 +147,25 @@ class Options:
     )
     complete: bool = option(False, "every judged query counts; a run lacking it scores 0 (trec_eval -c)", EVALUATION, switch=True)
     uncut: bool = option(True, "also report the uncut NDCG (k empty), over each whole list", EVALUATION, switch=True)
+    measures: tuple[Measure, ...] = option(
+        (),
+        "measures beside NDCG, in trec_eval's -m syntax (P.5,10; recall.100; map; map_cut.10; recip_rank; Rprec;"
+        " success.1; bpref) or ir_measures' names (P@5, R@100, AP, RR, nDCG@10); the flag can be repeated;"
+        " ndcg_cut.K adds K to the NDCG cutoffs",
+        EVALUATION,
+        flag="--measure",
+        parse=_measures,
+        repeat=True,
+        record=lambda measures: [measure.trec_eval for measure in measures],
+        shown="none",
+    )
+    relevance_level: int = option(
+        1,
+        "the grade from which a document counts as relevant for the binary measures (trec_eval -l); NDCG keeps its"
+        " gains",
+        EVALUATION,
+        parse=lambda value: count("relevance_level", value, 1, MAX_RELEVANCE_LEVEL),
+    )
     order_by: OrderBy = option(
         ORDER_BY_SCORE,
         "score (trec_eval: score descending, doc_id descending) or the results' rank column",
@@ -190,8 +223,18 @@ class Options:
     )
 
     def validated(self) -> Options:
-        """A copy with every value checked and normalized; every problem is a ConfigError."""
-        return dataclasses.replace(self, **{item.name: _check(item, getattr(self, item.name)) for item in declared(self)})
+        """A copy with every value checked and normalized; every problem is a ConfigError. NDCG
+        asked for by name joins ks and uncut, so that `measures` holds the others only."""
+        checked = dataclasses.replace(self, **{item.name: _check(item, getattr(self, item.name)) for item in declared(self)})
+        ndcg = [measure for measure in checked.measures if measure.name in NDCG_MEASURES]
+        if not ndcg:
+            return checked
+        return dataclasses.replace(
+            checked,
+            ks=tuple(sorted({*checked.ks, *(measure.k for measure in ndcg if measure.k is not None)})),
+            uncut=checked.uncut or any(measure.k is None for measure in ndcg),
+            measures=tuple(measure for measure in checked.measures if measure.name not in NDCG_MEASURES),
+        )
 
     @classmethod
     def of(cls, keywords: Mapping[str, Any]) -> Options:
@@ -211,7 +254,8 @@ class Options:
     def variant(self) -> str:
         """How the values were computed, beyond the cutoff: the `variant` column of the reports,
         so that two reports computed differently cannot be mistaken for each other."""
-        return describe_variant(self.gain, self.gains, self.judged_only, self.max_depth)
+        level = self.relevance_level if self.measures else None
+        return describe_variant(self.gain, self.gains, self.judged_only, self.max_depth, level)
 
 
 def declaration(item: dataclasses.Field) -> Declared:
@@ -281,8 +325,11 @@ def options_table(kind: type[Options] = Options) -> str:
     return "\n".join(lines) + "\n"
 
 
-def describe_variant(gain: Gain, gains: GainTable, judged_only: bool, max_depth: int | None) -> str:
-    """'gain=linear', then ';gains=2=3,3=7', ';judged_only', ';max_depth=N' when they are set."""
+def describe_variant(
+    gain: Gain, gains: GainTable, judged_only: bool, max_depth: int | None, relevance_level: int | None = None
+) -> str:
+    """'gain=linear', then ';gains=2=3,3=7', ';judged_only', ';max_depth=N' when they are set, and
+    ';relevance_level=N' when binary measures are reported at a level other than 1."""
     parts = [f"gain={gain}"]
     if gains:
         parts.append(f"gains={format_gains(gains)}")
@@ -290,4 +337,6 @@ def describe_variant(gain: Gain, gains: GainTable, judged_only: bool, max_depth:
         parts.append("judged_only")
     if max_depth is not None:
         parts.append(f"max_depth={max_depth}")
+    if relevance_level is not None and relevance_level != 1:
+        parts.append(f"relevance_level={relevance_level}")
     return ";".join(parts)

@@ -27,7 +27,8 @@ WEIGHTS = "_weights"
 
 
 def cutoff_column(prefix: str, cutoff: Cutoff) -> str:
-    return c.at_cutoff(prefix, cutoff.k)
+    """The column of a (measure, k)'s value in a wide row: d_ndcg_cut_10, r_map_all."""
+    return c.at_cutoff(f"{prefix}_{cutoff.measure}", cutoff.k)
 
 
 def _is(cutoff: Cutoff) -> Column:
@@ -36,9 +37,9 @@ def _is(cutoff: Cutoff) -> Column:
 
 
 def _wide(per_query: DataFrame, cutoffs: list[Cutoff]) -> DataFrame:
-    """One row per (run, query), the NDCG at every cutoff in its own column."""
+    """One row per (run, query), the value at every (measure, k) in its own column."""
     return per_query.groupBy(c.RUN_ID, c.QUERY_ID).agg(
-        *[F.max(F.when(_is(cut), F.col(c.NDCG))).alias(cutoff_column("v", cut)) for cut in cutoffs]
+        *[F.max(F.when(_is(cut), F.col(c.VALUE))).alias(cutoff_column("v", cut)) for cut in cutoffs]
     )
 
 

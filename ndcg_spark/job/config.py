@@ -265,7 +265,10 @@ def argument_parser(kind: type[Options] = Options) -> argparse.ArgumentParser:
             scoring.add_argument(flag_of(item), dest=item.name, action=argparse.BooleanOptionalAction, help=text)
         else:
             metavar = None if spec.choices else flag_of(item)[2:].upper().replace("-", "_")
-            scoring.add_argument(flag_of(item), dest=item.name, choices=spec.choices or None, metavar=metavar, help=text)
+            action = "append" if spec.repeat else "store"
+            scoring.add_argument(
+                flag_of(item), dest=item.name, choices=spec.choices or None, metavar=metavar, action=action, help=text
+            )
     return parser
 
 

@@ -13,7 +13,7 @@ from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
-from ndcg_spark.comparison.pairing import paired
+from ndcg_spark.comparison.pairing import cutoff_column, paired
 from ndcg_spark.comparison.rows import ComparisonRow, Cutoff
 from ndcg_spark.evaluation import Evaluation
 from ndcg_spark.io.layout import SUMMARY_DIR, OutputLayout
@@ -63,8 +63,9 @@ def _histogram(per_query: DataFrame, k: int) -> dict[str, list[int]]:
 
 
 def _differences(per_query: DataFrame, baseline: str, k: int) -> tuple[dict, dict, dict]:
-    pairs = paired(per_query, baseline, [Cutoff(c.MEASURE_CUT, k)])
-    d = f"d_{k}"
+    cutoff = Cutoff(c.MEASURE_CUT, k)
+    pairs = paired(per_query, baseline, [cutoff])
+    d = cutoff_column("d", cutoff)
     points = [i / QUANTILES for i in range(QUANTILES + 1)]
     quantiles = {
         row[c.RUN_ID]: row["q"]

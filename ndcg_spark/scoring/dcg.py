@@ -19,6 +19,7 @@ from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
 from ndcg_spark.frames import sql_name
+from ndcg_spark.measures import Measure
 from ndcg_spark.option_values import GainTable
 from ndcg_spark.options import (
     GAIN_LINEAR,
@@ -27,6 +28,8 @@ from ndcg_spark.options import (
     Gain,
     OrderBy,
 )
+from ndcg_spark.scoring import binary as b
+from ndcg_spark.scoring.binary import Binary
 from ndcg_spark.scoring.ranking import (
     BIGINT,
     CUM_JUDGED,
@@ -43,13 +46,21 @@ from ndcg_spark.scoring.ranking import (
 )
 
 
-def judged_gains(judgments: DataFrame, gain_kind: Gain, table: GainTable = (), judged_only: bool = False) -> DataFrame:
+def judged_gains(
+    judgments: DataFrame,
+    gain_kind: Gain,
+    table: GainTable = (),
+    judged_only: bool = False,
+    binary: Binary | None = None,
+) -> DataFrame:
     """Both uses of the judgments (the join, the ideal DCG) must see the same plan, so that
     Spark reads and shuffles them once; the explicit non-null filter (ids are validated
-    non-null) equals the one Spark would infer for the join only."""
+    non-null) equals the one Spark would infer for the join only. With binary measures, each
+    judgment also says whether it is relevant at the level."""
     usable = [(F.col(c.RELEVANCE) >= 0).alias(USABLE)] if judged_only else []
+    relevance = b.relevance_columns(F.col(c.RELEVANCE), binary) if binary else []
     return judgments.filter(F.col(c.QUERY_ID).isNotNull() & F.col(c.DOC_ID).isNotNull()).select(
-        c.QUERY_ID, c.DOC_ID, gain(F.col(c.RELEVANCE), gain_kind, table).alias(c.GAIN), *usable
+        c.QUERY_ID, c.DOC_ID, gain(F.col(c.RELEVANCE), gain_kind, table).alias(c.GAIN), *usable, *relevance
     )
 
 
@@ -62,8 +73,10 @@ def ranked_dcg(
     judged_only: bool = False,
     max_depth: int | None = None,
     inputs: bool = False,
+    binary: Binary | None = None,
 ) -> DataFrame:
-    """The rows of each ranked list at the cutoff positions, with the running DCG and counts.
+    """The rows of each ranked list at the cutoff positions, with the running DCG and counts
+    (and, with binary measures, the running count of relevant rows and each relevant row).
 
     judged_only drops unjudged documents and those graded below 0 before positions are counted
     (trec_eval -J; such a list's judged@k is 1). max_depth cuts each list first (trec_eval -M).
@@ -74,8 +87,10 @@ def ranked_dcg(
     # than the sort (see docs/performance.md). Only what the ranking needs travels on through
     # its sort (doc_id only as its tie-break string).
     usable = [USABLE] if judged_only else []
+    joined = b.joined_columns(binary) if binary else []
+    judgments = b.with_query_counts(gains, binary) if binary else gains
     labelled = results.join(
-        gains.select(c.QUERY_ID, c.DOC_ID, c.GAIN, F.lit(True).alias(c.IS_JUDGED), *usable).hint("merge"),
+        judgments.select(c.QUERY_ID, c.DOC_ID, c.GAIN, F.lit(True).alias(c.IS_JUDGED), *usable, *joined).hint("merge"),
         on=[c.QUERY_ID, c.DOC_ID],
         how="left",
     ).select(
@@ -87,60 +102,85 @@ def ranked_dcg(
         F.coalesce(F.col(c.GAIN), F.lit(0.0)).alias(c.GAIN),
         F.coalesce(F.col(c.IS_JUDGED), F.lit(False)).alias(c.IS_JUDGED),
         *[F.coalesce(F.col(USABLE), F.lit(False)).alias(USABLE)] if judged_only else [],
+        *b.labelled(binary) if binary else [],
         *[c.INPUT] if inputs else [],
     )
     judged = USABLE if judged_only else c.IS_JUDGED
     spread = {FIRST_INPUT: f"min({sql_name(c.INPUT)})", LAST_INPUT: f"max({sql_name(c.INPUT)})"} if inputs else {}
+    whole = {**spread, **(b.whole_list(binary) if binary else {})}
+    counts = b.running_counts(binary) if binary else {}
     ranked = with_running_dcg(
         labelled,
         [c.QUERY_ID, c.RUN_ID],
         ranking_order(order_by),
         c.POSITION,
         c.CUM_DCG,
-        ks,
+        positions(ks, binary),
         judged=judged,
         kept=judged if judged_only else None,
         max_depth=max_depth,
-        whole=spread,
+        whole=whole,
+        counts=counts,
+        keep=b.kept_rows(binary) if binary else None,
     )
-    return ranked.select(c.RUN_ID, c.QUERY_ID, c.POSITION, c.CUM_DCG, CUM_JUDGED, CUM_RELEVANT, *spread)
+    extra = [*counts, *whole, *([b.RELEVANT] if binary else [])]
+    return ranked.select(c.RUN_ID, c.QUERY_ID, c.POSITION, c.CUM_DCG, CUM_JUDGED, CUM_RELEVANT, *dict.fromkeys(extra))
 
 
-def dcg_per_query(ranked: DataFrame, ks: Sequence[int], uncut: bool) -> DataFrame:
-    """One row per (run, query): DCG and counts at every cutoff, all k in one aggregation."""
+def positions(ks: Sequence[int], binary: Binary | None) -> list[int]:
+    """The positions some cutoff reads: NDCG's and the binary measures'."""
+    return sorted({*ks, *(binary.ks if binary else [])})
+
+
+def dcg_per_query(ranked: DataFrame, ks: Sequence[int], uncut: bool, binary: Binary | None = None) -> DataFrame:
+    """One row per (run, query): DCG and counts at every cutoff, all k in one aggregation (and
+    what the binary measures read)."""
     aggregates = [at_cutoff(c.POSITION, c.POSITION, None, c.NUM_RETRIEVED, BIGINT)]
     if FIRST_INPUT in ranked.columns:
         aggregates += [F.min(FIRST_INPUT).alias(FIRST_INPUT), F.max(LAST_INPUT).alias(LAST_INPUT)]
     for k in cutoff_ks(ks, uncut):
         aggregates += [
             at_cutoff(c.CUM_DCG, c.POSITION, k, c.at_cutoff(c.DCG, k)),
-            at_cutoff(CUM_JUDGED, c.POSITION, k, c.at_cutoff(c.NUM_JUDGED_RETRIEVED, k), BIGINT),
             at_cutoff(CUM_RELEVANT, c.POSITION, k, c.at_cutoff(c.NUM_RELEVANT_RETRIEVED, k), BIGINT),
         ]
+    for k in judged_ks(ks, uncut, binary):
+        aggregates.append(at_cutoff(CUM_JUDGED, c.POSITION, k, c.at_cutoff(c.NUM_JUDGED_RETRIEVED, k), BIGINT))
+    if binary:
+        aggregates += b.ranked_aggregates(binary, c.POSITION)
     return ranked.groupBy(c.QUERY_ID, c.RUN_ID).agg(*aggregates)
+
+
+def judged_ks(ks: Sequence[int], uncut: bool, binary: Binary | None) -> list[int | None]:
+    """The cutoffs judged@k is reported at: NDCG's, the binary measures' and, with either an
+    uncut NDCG or a binary measure without cutoff, the whole list."""
+    whole = uncut or (binary is not None and any(measure.k is None for measure in binary.measures))
+    return cutoff_ks(positions(ks, binary), whole)
 
 
 IDEAL_COLUMNS = (c.NUM_JUDGED, c.NUM_RELEVANT)
 JUDGED_QUERIES = "judged_queries"
 
 
-def ideal_dcg_per_query(gains: DataFrame, ks: Sequence[int], uncut: bool) -> DataFrame:
+def ideal_dcg_per_query(gains: DataFrame, ks: Sequence[int], uncut: bool, binary: Binary | None = None) -> DataFrame:
     """One row per judged query: the DCG of all its judged documents in the best order.
 
     The same kind of windows as the ranked lists: an ideal side from counts per gain and array
     functions sorted less but ran slower, each new operator kind costing a cold JVM its
     compilation (docs/performance.md, "Designs tried")."""
     order = [f"{sql_name(c.GAIN)} DESC", f"{sql_name(c.DOC_ID)} DESC"]
-    ideal = with_running_dcg(gains, [c.QUERY_ID], order, c.IDEAL_POSITION, c.CUM_IDCG, ks)
+    whole = b.ideal_whole(binary) if binary else None
+    ideal = with_running_dcg(gains, [c.QUERY_ID], order, c.IDEAL_POSITION, c.CUM_IDCG, ks, whole=whole)
     return ideal.groupBy(c.QUERY_ID).agg(
         at_cutoff(c.IDEAL_POSITION, c.IDEAL_POSITION, None, c.NUM_JUDGED, BIGINT),
         at_cutoff(CUM_RELEVANT, c.IDEAL_POSITION, None, c.NUM_RELEVANT, BIGINT),
         *[at_cutoff(c.CUM_IDCG, c.IDEAL_POSITION, k, c.at_cutoff(c.IDCG, k)) for k in cutoff_ks(ks, uncut)],
+        *(b.ideal_aggregates() if binary else []),
     )
 
 
-def ideal_columns(ks: Sequence[int], uncut: bool) -> list[str]:
-    return [*IDEAL_COLUMNS, *[c.at_cutoff(c.IDCG, k) for k in cutoff_ks(ks, uncut)]]
+def ideal_columns(ks: Sequence[int], uncut: bool, binary: Binary | None = None) -> list[str]:
+    level = [b.NUM_RELEVANT_LEVEL] if binary else []
+    return [*IDEAL_COLUMNS, *level, *[c.at_cutoff(c.IDCG, k) for k in cutoff_ks(ks, uncut)]]
 
 
 def query_pairs(
@@ -157,6 +197,7 @@ def query_pairs(
     judged_only: bool = False,
     max_depth: int | None = None,
     inputs: bool = False,
+    binary: Binary | None = None,
 ) -> DataFrame:
     """The one pass over the data: a row per (run, query) retrieved, with its DCGs, and per judged
     query its ideal DCGs; a retrieved query nobody judged has NULL ideal columns, a judged query
@@ -168,13 +209,14 @@ def query_pairs(
     window, when a run with copies is refused anyway and one copies check is enough.
 
     gains, judged_only, max_depth: see gain and ranked_dcg. inputs: the results carry columns.INPUT, and
-    each row gets the lowest and highest input index of its list (FIRST_INPUT, LAST_INPUT)."""
-    labelled = judged_gains(judgments, gain_kind, gains, judged_only)
-    dcg = ranked_dcg(results, labelled, order_by, ks, judged_only=judged_only, max_depth=max_depth, inputs=inputs).transform(
-        lambda df: dcg_per_query(df, ks, uncut)
-    )
-    ideal_gains = labelled if ideal_judgments is None else judged_gains(ideal_judgments, gain_kind, gains)
-    ideal = ideal_dcg_per_query(ideal_gains, ks, uncut)
+    each row gets the lowest and highest input index of its list (FIRST_INPUT, LAST_INPUT).
+    binary: the binary measures to compute beside NDCG, in the same windows."""
+    labelled = judged_gains(judgments, gain_kind, gains, judged_only, binary)
+    dcg = ranked_dcg(
+        results, labelled, order_by, ks, judged_only=judged_only, max_depth=max_depth, inputs=inputs, binary=binary
+    ).transform(lambda df: dcg_per_query(df, ks, uncut, binary))
+    ideal_gains = labelled if ideal_judgments is None else judged_gains(ideal_judgments, gain_kind, gains, binary=binary)
+    ideal = ideal_dcg_per_query(ideal_gains, ks, uncut, binary)
     if judged_queries is not None:
         ideal = ideal.observe(judged_queries, F.count(F.lit(1)).alias(JUDGED_QUERIES))
     return dcg.join(ideal, on=c.QUERY_ID, how="full_outer")
@@ -188,38 +230,70 @@ def is_retrieved(pairs: DataFrame) -> Column:
     return pairs[c.RUN_ID].isNotNull()
 
 
-def evaluated_pairs(pairs: DataFrame, ks: Sequence[int], uncut: bool, complete: bool) -> DataFrame:
+def evaluated_pairs(
+    pairs: DataFrame, ks: Sequence[int], uncut: bool, complete: bool, binary: Binary | None = None
+) -> DataFrame:
     """(run, query) pairs to score: judged and retrieved; with complete, every judged query for
     every run, a query the run lacks with NULL DCGs (scored 0)."""
     scored = pairs.filter(is_retrieved(pairs) & is_judged(pairs))
     if not complete:
         return scored
-    judged = pairs.filter(is_judged(pairs)).select(c.QUERY_ID, *ideal_columns(ks, uncut))
+    judged = pairs.filter(is_judged(pairs)).select(c.QUERY_ID, *ideal_columns(ks, uncut, binary))
     runs = pairs.filter(is_retrieved(pairs)).select(c.RUN_ID).distinct()
-    retrieved = scored.drop(*ideal_columns(ks, uncut))
+    retrieved = scored.drop(*ideal_columns(ks, uncut, binary))
     return runs.crossJoin(judged.dropDuplicates([c.QUERY_ID])).join(retrieved, on=[c.QUERY_ID, c.RUN_ID], how="left")
 
 
+def _judged_at(k: int | None) -> str:
+    """SQL text of judged@k: the judged share of the top k retrieved (NULL when none is)."""
+    retrieved = sql_name(c.NUM_RETRIEVED) if k is None else f"least({sql_name(c.NUM_RETRIEVED)}, {k})"
+    judged = f"coalesce({sql_name(c.at_cutoff(c.NUM_JUDGED_RETRIEVED, k))}, 0L)"
+    return f"CASE WHEN {retrieved} > 0 THEN {judged} / {retrieved} END"
+
+
+def _struct(fields: dict[str, str]) -> str:
+    named = [f"'{name}', {value}" for name, value in fields.items()]
+    return f"named_struct({', '.join(named)})"
+
+
 def _cutoff_struct(k: int | None) -> str:
-    """SQL text of one cutoff's values of a (run, query) row; a missing value (the run lacks
+    """SQL text of one NDCG cutoff's values of a (run, query) row; a missing value (the run lacks
     the query, scored with complete) is 0."""
 
     def cut(name: str) -> str:
         zero = "0.0D" if name == c.DCG else "0L"
         return f"coalesce({sql_name(c.at_cutoff(name, k))}, {zero})"
 
-    measure = c.MEASURE_UNCUT if k is None else c.MEASURE_CUT
-    retrieved = sql_name(c.NUM_RETRIEVED) if k is None else f"least({sql_name(c.NUM_RETRIEVED)}, {k})"
-    fields = {
-        c.MEASURE: f"'{measure}'",
-        c.K: f"CAST({'NULL' if k is None else k} AS INT)",
-        c.DCG: cut(c.DCG),
-        c.IDCG: sql_name(c.at_cutoff(c.IDCG, k)),
-        c.NUM_RELEVANT_RETRIEVED: cut(c.NUM_RELEVANT_RETRIEVED),
-        c.JUDGED_AT_K: f"CASE WHEN {retrieved} > 0 THEN {cut(c.NUM_JUDGED_RETRIEVED)} / {retrieved} END",
-    }
-    named = [f"'{name}', {value}" for name, value in fields.items()]
-    return f"named_struct({', '.join(named)})"
+    dcg, idcg = cut(c.DCG), sql_name(c.at_cutoff(c.IDCG, k))
+    return _struct(
+        {
+            c.MEASURE: f"'{c.MEASURE_UNCUT if k is None else c.MEASURE_CUT}'",
+            c.K: f"CAST({'NULL' if k is None else k} AS INT)",
+            c.DCG: dcg,
+            c.IDCG: idcg,
+            c.NUM_RELEVANT: sql_name(c.NUM_RELEVANT),
+            c.NUM_RELEVANT_RETRIEVED: cut(c.NUM_RELEVANT_RETRIEVED),
+            c.JUDGED_AT_K: _judged_at(k),
+            c.VALUE: f"CASE WHEN {idcg} > 0 THEN {dcg} / {idcg} ELSE 0.0D END",
+        }
+    )
+
+
+def _binary_struct(measure: Measure) -> str:
+    """SQL text of a binary measure's values of a (run, query) row: no DCG, and the relevant
+    counts at the relevance level."""
+    return _struct(
+        {
+            c.MEASURE: f"'{measure.name}'",
+            c.K: f"CAST({'NULL' if measure.k is None else measure.k} AS INT)",
+            c.DCG: "CAST(NULL AS DOUBLE)",
+            c.IDCG: "CAST(NULL AS DOUBLE)",
+            c.NUM_RELEVANT: sql_name(b.NUM_RELEVANT_LEVEL),
+            c.NUM_RELEVANT_RETRIEVED: b.relevant_retrieved(measure),
+            c.JUDGED_AT_K: _judged_at(measure.k),
+            c.VALUE: b.value(measure),
+        }
+    )
 
 
 PER_QUERY_COLUMNS = (
@@ -236,16 +310,20 @@ PER_QUERY_COLUMNS = (
     c.NUM_RELEVANT_RETRIEVED,
     c.JUDGED_AT_K,
     c.VARIANT,
+    c.VALUE,
 )
 
 
-def per_query_rows(pairs: DataFrame, ks: Sequence[int], uncut: bool, variant: str) -> DataFrame:
-    """Long format: one row per (run, query, cutoff); the uncut row has measure 'ndcg', k NULL.
-    `variant` (Options.variant) says how the values were computed."""
-    cutoffs = ", ".join(_cutoff_struct(k) for k in cutoff_ks(ks, uncut))
-    query_id, retrieved, dcg, idcg = (sql_name(name) for name in (c.QUERY_ID, c.NUM_RETRIEVED, c.DCG, c.IDCG))
+def per_query_rows(pairs: DataFrame, ks: Sequence[int], uncut: bool, variant: str, binary: Binary | None = None) -> DataFrame:
+    """Long format: one row per (run, query, measure, cutoff); NDCG's uncut row has measure
+    'ndcg', k NULL. `value` holds every measure's value, `ndcg` the NDCG rows' (NULL on the
+    others). `variant` (Options.variant) says how the values were computed."""
+    structs = [_cutoff_struct(k) for k in cutoff_ks(ks, uncut)]
+    structs += [_binary_struct(measure) for measure in (binary.measures if binary else ())]
+    query_id, retrieved = sql_name(c.QUERY_ID), sql_name(c.NUM_RETRIEVED)
+    is_ndcg = F.col(c.MEASURE).isin(c.MEASURE_CUT, c.MEASURE_UNCUT)
     computed = {
-        c.NDCG: F.expr(f"CASE WHEN {idcg} > 0 THEN {dcg} / {idcg} ELSE 0.0D END AS {sql_name(c.NDCG)}"),
+        c.NDCG: F.when(is_ndcg, F.col(c.VALUE)).alias(c.NDCG),
         c.VARIANT: F.lit(variant).alias(c.VARIANT),
     }
     return (
@@ -254,8 +332,7 @@ def per_query_rows(pairs: DataFrame, ks: Sequence[int], uncut: bool, variant: st
             F.expr(f"CAST({query_id} AS STRING) AS {query_id}"),
             F.expr(f"CAST(coalesce({retrieved}, 0) AS BIGINT) AS {retrieved}"),
             c.NUM_JUDGED,
-            c.NUM_RELEVANT,
-            F.expr(f"explode(array({cutoffs})) AS {sql_name(c.CUTOFFS)}"),
+            F.expr(f"explode(array({', '.join(structs)})) AS {sql_name(c.CUTOFFS)}"),
         )
         .select("*", f"{c.CUTOFFS}.*")
         .select(*[computed.get(name, F.col(name)) for name in PER_QUERY_COLUMNS])

@@ -109,6 +109,8 @@ def with_running_dcg(
     kept: str | None = None,
     max_depth: int | None = None,
     whole: Mapping[str, str] | None = None,
+    counts: Mapping[str, str] | None = None,
+    keep: str | None = None,
 ) -> DataFrame:
     """The rows some cutoff reads (see at_cutoffs) with their position in the (total) order, the
     DCG of the list down to them, the running counts of relevant (and judged) rows, and the
@@ -121,7 +123,9 @@ def with_running_dcg(
     max_depth cuts the list after its first max_depth rows (trec_eval -M); then `kept`, when
     given, condenses it to the rows it holds for (trec_eval -J): positions count only those,
     and a list that keeps none is one row at position 0, so that it is still scored (0).
-    `whole` names SQL aggregates to take over the whole list, before any cut."""
+    `whole` names SQL aggregates to take over the whole list, before any cut; `counts` names SQL
+    conditions (true only on rows that go on to the second window) to count in rank order, and
+    `keep` is the SQL condition of further rows to return beside those at the cutoffs."""
     spec = window(partition, order)
 
     def over(aggregate: str, rows: str = "", cast: str | None = None) -> Column:
@@ -158,7 +162,9 @@ def with_running_dcg(
     sums = {running: over(f"sum({term})", RUNNING), CUM_RELEVANT: over(f"sum({_counted(relevant)})", RUNNING)}
     if judged is not None:
         sums[CUM_JUDGED] = over(f"sum({_counted(sql_name(judged))})", RUNNING)
-    return numbered.filter(F.expr(counted) | at_cutoffs(position, ks)).withColumns(sums).filter(at_cutoffs(position, ks))
+    sums.update({name: over(f"sum({_counted(condition)})", RUNNING) for name, condition in (counts or {}).items()})
+    returned = at_cutoffs(position, ks) if keep is None else at_cutoffs(position, ks) | F.expr(keep)
+    return numbered.filter(F.expr(counted) | at_cutoffs(position, ks)).withColumns(sums).filter(returned)
 
 
 def at_cutoffs(position: str, ks: Sequence[int]) -> Column:

@@ -22,7 +22,7 @@ from ndcg_spark.scoring.summary import exact_mean
 QUERY_METADATA = "query_metadata"
 SLICE = "slice"
 SLICE_VALUE = "slice_value"
-SLICE_SUMMARY_COLUMNS = (SLICE, SLICE_VALUE, c.RUN_ID, c.MEASURE, c.K, c.NDCG, c.NUM_QUERIES, c.JUDGED_AT_K)
+SLICE_SUMMARY_COLUMNS = (SLICE, SLICE_VALUE, c.RUN_ID, c.MEASURE, c.K, c.NDCG, c.NUM_QUERIES, c.JUDGED_AT_K, c.VALUE)
 SLICE_SUMMARY_SCHEMA = T.StructType(
     [
         T.StructField(name, kind)
@@ -36,6 +36,7 @@ SLICE_SUMMARY_SCHEMA = T.StructType(
                 T.IntegerType(),
                 T.DoubleType(),
                 T.LongType(),
+                T.DoubleType(),
                 T.DoubleType(),
             ),
             strict=True,
@@ -94,19 +95,20 @@ def _slice_column(index: int) -> str:
 
 
 def slice_summary(per_query: DataFrame, query_slices_frame: DataFrame, slices: Sequence[str]) -> DataFrame:
-    """The summary's means per (slice column, value, run, cutoff)."""
+    """The summary's means per (slice column, value, run, measure, cutoff)."""
     pairs = F.array(
         *[F.struct(F.lit(name).alias(SLICE), F.col(_slice_column(i)).alias(SLICE_VALUE)) for i, name in enumerate(slices)]
     )
     return (
         per_query.join(query_slices_frame, on=c.QUERY_ID, how="left")
-        .select(c.RUN_ID, c.MEASURE, c.K, c.NDCG, c.JUDGED_AT_K, F.explode(pairs).alias("_slice"))
+        .select(c.RUN_ID, c.MEASURE, c.K, c.NDCG, c.JUDGED_AT_K, c.VALUE, F.explode(pairs).alias("_slice"))
         .select("*", "_slice.*")
         .groupBy(SLICE, SLICE_VALUE, c.RUN_ID, c.MEASURE, c.K)
         .agg(
             exact_mean(F.col(c.NDCG)).alias(c.NDCG),
             F.count(F.lit(1)).alias(c.NUM_QUERIES),
             exact_mean(F.col(c.JUDGED_AT_K)).alias(c.JUDGED_AT_K),
+            exact_mean(F.col(c.VALUE)).alias(c.VALUE),
         )
         .select(*SLICE_SUMMARY_COLUMNS)
     )

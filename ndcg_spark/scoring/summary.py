@@ -12,7 +12,7 @@ from ndcg_spark.frames import indicator
 from ndcg_spark.scoring.dcg import is_judged, is_retrieved
 from ndcg_spark.scoring.ranking import FIRST_INPUT, LAST_INPUT
 
-SUMMARY_COLUMNS = (c.RUN_ID, c.MEASURE, c.K, c.NDCG, c.NUM_QUERIES, c.JUDGED_AT_K, c.VARIANT)
+SUMMARY_COLUMNS = (c.RUN_ID, c.MEASURE, c.K, c.NDCG, c.NUM_QUERIES, c.JUDGED_AT_K, c.VARIANT, c.VALUE)
 
 # Values in [0, 1] summed as decimals with 24 places: integer arithmetic, so the sum is the
 # same whatever order Spark adds them in (a double sum is not), and 24 places lie far below
@@ -41,11 +41,12 @@ def _summary_values() -> list[Column]:
         exact_mean(F.col(c.NDCG)).alias(c.NDCG),
         F.count(F.lit(1)).alias(c.NUM_QUERIES),
         exact_mean(F.col(c.JUDGED_AT_K)).alias(c.JUDGED_AT_K),
+        exact_mean(F.col(c.VALUE)).alias(c.VALUE),
     ]
 
 
 def summarize(per_query: DataFrame) -> DataFrame:
-    """Plain mean over the evaluated queries, per (run, cutoff)."""
+    """Plain mean over the evaluated queries, per (run, measure, cutoff)."""
     return per_query.groupBy(*SUMMARY_KEYS).agg(*_summary_values()).select(*SUMMARY_COLUMNS)
 
 
@@ -74,13 +75,14 @@ def summary_and_counts(per_query: DataFrame, pairs: DataFrame) -> DataFrame:
         *SUMMARY_KEYS,
         c.NDCG,
         c.JUDGED_AT_K,
+        c.VALUE,
         F.lit(None).cast(T.IntegerType()).alias(_JUDGED),
         *[_null(pairs, name) for name in spread],
         F.lit(False).alias(COUNTS_ROW),
     )
     counts_side = pairs.filter(is_retrieved(pairs)).select(
         c.RUN_ID,
-        *[_null(per_query, name) for name in (*SUMMARY_KEYS[1:], c.NDCG, c.JUDGED_AT_K)],
+        *[_null(per_query, name) for name in (*SUMMARY_KEYS[1:], c.NDCG, c.JUDGED_AT_K, c.VALUE)],
         indicator(is_judged(pairs)).alias(_JUDGED),
         *spread,
         F.lit(True).alias(COUNTS_ROW),
