@@ -51,3 +51,22 @@ def ndcg_measures(path: str) -> dict[str, int | None]:
             elif measure.startswith("ndcg_cut_"):
                 found[measure] = int(measure.removeprefix("ndcg_cut_"))
     return found
+
+
+_UNCUT = ("map", "Rprec", "bpref", "recip_rank")
+_CUT = ("P", "recall", "map_cut", "success")
+
+
+def binary_measures(path: str) -> dict[str, tuple[str, int | None]]:
+    """The binary measures (P, recall, map, map_cut, recip_rank, Rprec, success, bpref) an
+    expected file holds: 'P_5' -> ('P', 5), 'map' -> ('map', None)."""
+    found: dict[str, tuple[str, int | None]] = {}
+    with open(path) as handle:
+        for line in handle:
+            measure = line.split()[0]
+            name, _, k = measure.rpartition("_")
+            if measure in _UNCUT:
+                found[measure] = (measure, None)
+            elif name in _CUT and k.isdigit():
+                found[measure] = (name, int(k))
+    return found

@@ -19,6 +19,8 @@ CASES = [
     ("out.test.aqc", "qrels.test", "results.trunc", True),
     ("out.test.aql", "qrels.rel_level", "results.test", False),
 ]
+# trec_eval -l of each expected output
+LEVELS = {"out.test.aq": 1, "out.test.aqc": 1, "out.test.aql": 2}
 
 
 def _measure(measure: str, k: int | None) -> str:
@@ -62,3 +64,36 @@ def test_complete_scores_missing_query_zero(spark: SparkSession, conformance_dir
     )
     missing = per_query.filter(F.col(c.QUERY_ID) == "302").collect()
     assert [(row[c.NDCG], row[c.NUM_RETRIEVED]) for row in missing] == [(0.0, 0), (0.0, 0)]
+
+
+@pytest.mark.parametrize(("expected_file", "qrels_file", "results_file", "complete"), CASES)
+def test_binary_measures_match_trec_eval(
+    spark: SparkSession,
+    conformance_dir: str,
+    expected_file: str,
+    qrels_file: str,
+    results_file: str,
+    complete: bool,
+) -> None:
+    """P, recall, map, map_cut, recip_rank, Rprec, success and bpref, every cutoff trec_eval
+    printed, per query and 'all', at the file's relevance level."""
+    expected_path = os.path.join(conformance_dir, expected_file)
+    measures = trec_text.binary_measures(expected_path)
+    assert len(measures) == 4 + 3 * 9 + 3, "the expected file lost some binary measures"
+    expected = trec_text.expected(expected_path, set(measures))
+    asked = [name if k is None else f"{name}.{k}" for name, k in measures.values()]
+    per_query = scored_per_query(
+        trec_text.run(spark, os.path.join(conformance_dir, results_file)),
+        trec_text.qrels(spark, os.path.join(conformance_dir, qrels_file)),
+        ks=[10],
+        complete=complete,
+        measures=asked,
+        relevance_level=LEVELS[expected_file],
+    ).filter(~F.col(c.MEASURE).isin(c.MEASURE_CUT, c.MEASURE_UNCUT))
+    names = {value: name for name, value in measures.items()}
+    got = {(names[(row[c.MEASURE], row[c.K])], row[c.QUERY_ID]): row[c.VALUE] for row in per_query.collect()}
+    for row in summarize(per_query).collect():
+        got[(names[(row[c.MEASURE], row[c.K])], "all")] = row[c.VALUE]
+    assert set(got) == set(expected)
+    mismatches = {key: (got[key], value) for key, value in expected.items() if round(got[key], 4) != value}
+    assert not mismatches

@@ -1,0 +1,106 @@
+"""The measures beside NDCG against pytrec_eval (trec_eval's own code) on generated data with every
+hard case: ties, negative grades, an all-zero query, unjudged documents, k beyond the list; alone
+and with -c, -J, -M and a relevance level of 2, per query and on the mean, to 1e-9."""
+
+from __future__ import annotations
+
+import pytest
+from pyspark.sql import SparkSession
+
+from ndcg_spark import columns as c
+from ndcg_spark.scoring.summary import summarize
+from tests.conftest import rows_frame, scored_per_query
+from tests.references import Judgments, Results, generated, pytrec_values
+from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
+
+KS = (1, 3, 5, 20)
+MEASURES = [
+    *[(name, k) for name in ("P", "recall", "map_cut", "ndcg_cut") for k in KS],
+    ("success", 1),
+    ("success", 5),
+    ("map", None),
+    ("recip_rank", None),
+    ("Rprec", None),
+    ("bpref", None),
+    ("ndcg", None),
+]
+ASKED = [name if k is None else f"{name}.{k}" for name, k in MEASURES]
+
+
+def _cut(results: Results, depth: int | None) -> Results:
+    """Each list's first `depth` documents in trec_eval's order (score, then doc_id, descending):
+    trec_eval -M, as pytrec_eval has no such option."""
+    if depth is None:
+        return results
+    lists: dict[tuple[str, str], list[tuple[str, str, str, float]]] = {}
+    for row in results:
+        lists.setdefault((row[0], row[1]), []).append(row)
+    return [row for rows in lists.values() for row in sorted(rows, key=lambda row: (row[3], row[2]), reverse=True)[:depth]]
+
+
+def _reference(
+    results: Results, judgments: Judgments, level: int, judged_only: bool, depth: int | None, complete: bool
+) -> dict[tuple[str, str, str, int | None], float]:
+    values = pytrec_values(_cut(results, depth), judgments, MEASURES, level, judged_only)
+    if complete:  # trec_eval -c: a judged query a run lacks scores 0 on every measure
+        runs, judged = {row[0] for row in results}, {row[0] for row in judgments}
+        for run in runs:
+            for query in judged:
+                for name, k in MEASURES:
+                    values.setdefault((run, query, name, k), 0.0)
+    return values
+
+
+VARIANTS = [
+    # relevance level, judged_only, max_depth, complete
+    (1, False, None, False),
+    (2, False, None, False),
+    (1, True, None, False),
+    (2, True, None, True),
+    (1, False, 4, False),
+    (2, False, 3, True),
+    (1, True, 4, True),
+    (1, False, None, True),
+]
+
+
+@pytest.mark.parametrize(("level", "judged_only", "max_depth", "complete"), VARIANTS)
+def test_every_measure_equals_pytrec_eval(
+    spark: SparkSession, level: int, judged_only: bool, max_depth: int | None, complete: bool
+) -> None:
+    results, judgments = generated(seed=23)
+    per_query = scored_per_query(
+        rows_frame(spark, [(*row, None) for row in results], RESULTS_DDL),
+        rows_frame(spark, judgments, JUDGMENTS_DDL),
+        ks=[5],
+        measures=ASKED,
+        relevance_level=level,
+        judged_only=judged_only,
+        max_depth=max_depth,
+        complete=complete,
+    ).cache()
+    got = {(row[c.RUN_ID], row[c.QUERY_ID], row[c.MEASURE], row[c.K]): row[c.VALUE] for row in per_query.collect()}
+    want = _reference(results, judgments, level, judged_only, max_depth, complete)
+    assert set(got) == set(want)
+    assert {key: value for key, value in got.items() if abs(value - want[key]) > 1e-9} == {}
+    means = {(row[c.RUN_ID], row[c.MEASURE], row[c.K]): row[c.VALUE] for row in summarize(per_query).collect()}
+    for (run, name, k), mean in means.items():
+        values = [value for (r, _, m, key), value in want.items() if (r, m, key) == (run, name, k)]
+        assert mean == pytest.approx(sum(values) / len(values), abs=1e-9)
+    assert len(means) == 2 * len(MEASURES)
+
+
+def test_value_equals_ndcg_on_the_ndcg_rows_and_ndcg_is_null_elsewhere(spark: SparkSession) -> None:
+    results, judgments = generated(seed=5)
+    rows = scored_per_query(
+        rows_frame(spark, [(*row, None) for row in results], RESULTS_DDL),
+        rows_frame(spark, judgments, JUDGMENTS_DDL),
+        ks=[5],
+        measures=["P@5", "AP"],
+    ).collect()
+    assert {row[c.MEASURE] for row in rows} == {"ndcg_cut", "ndcg", "P", "map"}
+    for row in rows:
+        if row[c.MEASURE] in (c.MEASURE_CUT, c.MEASURE_UNCUT):
+            assert row[c.VALUE] == row[c.NDCG] and row[c.DCG] is not None
+        else:
+            assert row[c.NDCG] is None and row[c.DCG] is None and row[c.IDCG] is None
