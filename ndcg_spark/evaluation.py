@@ -20,7 +20,7 @@ from ndcg_spark.comparison.compare import compare
 from ndcg_spark.comparison.rows import ComparisonRow, Resampling, comparison_rows_frame, cutoffs_of
 from ndcg_spark.errors import InputError
 from ndcg_spark.frames import local_frame
-from ndcg_spark.measures import Measure, report_order
+from ndcg_spark.measures import Measure
 from ndcg_spark.option_values import GainTable
 from ndcg_spark.options import GAIN_LINEAR, ORDER_BY_SCORE, Gain, Options, OrderBy
 from ndcg_spark.progress import step
@@ -240,10 +240,10 @@ def _report(
 
 
 def _measure_order(row: Row) -> tuple[object, ...]:
-    """Rows of a few per run and cutoff are put in order on the driver (by run, then measure in
-    the reports' order, then k, NULL last): an orderBy in Spark costs a sampling job and a
-    shuffle."""
-    return report_order(row[c.MEASURE], row[c.K])
+    """Rows of a few per run and cutoff are put in order on the driver (by run, measure, then k,
+    NULL last): an orderBy in Spark costs a sampling job and a shuffle. Python orders strings by
+    code point, which is Spark's order of their UTF-8 bytes."""
+    return (row[c.MEASURE], *c.cutoff_order(row[c.K]))
 
 
 def _run_counts(count_rows: list[Row], judged_queries: int, complete: bool, sources: tuple[str, ...]) -> list[RunCounts]:

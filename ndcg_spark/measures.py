@@ -28,7 +28,18 @@ TREC_EVAL_ORDER: tuple[MeasureName, ...] = (
     "map_cut",
     "success",
 )
-REPORT_ORDER: tuple[MeasureName, ...] = ("ndcg_cut", "ndcg", "P", "recall", "map_cut", "map", "recip_rank", "Rprec", "success", "bpref")
+REPORT_ORDER: tuple[MeasureName, ...] = (
+    "ndcg_cut",
+    "ndcg",
+    "P",
+    "recall",
+    "map_cut",
+    "map",
+    "recip_rank",
+    "Rprec",
+    "success",
+    "bpref",
+)
 
 # trec_eval 10.0's default cutoffs (its out.test.aq lists them: P_5 ... P_1000, success_1,5,10).
 _LONG_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -60,6 +71,11 @@ class Measure:
 
     name: MeasureName
     k: int | None = None
+
+    @property
+    def asked(self) -> str:
+        """How trec_eval's -m (and --measure) asks for it: P.5, map."""
+        return self.name if self.k is None else f"{self.name}.{self.k}"
 
     @property
     def trec_eval(self) -> str:

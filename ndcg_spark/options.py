@@ -110,9 +110,10 @@ def _measures(value: Any) -> tuple[Measure, ...]:
     if value is None or (isinstance(value, (list, tuple)) and not value):
         return ()
     items = [value] if isinstance(value, (str, Measure)) else list(value)
-    if all(isinstance(item, Measure) for item in items):
-        return tuple(dict.fromkeys(items))
-    return parse_measures([str(item) if isinstance(item, Measure) else item for item in items])
+    measures = [item for item in items if isinstance(item, Measure)]
+    if len(measures) == len(items):
+        return tuple(dict.fromkeys(measures))
+    return parse_measures([item.asked if isinstance(item, Measure) else item for item in items])
 
 
 MAX_RELEVANCE_LEVEL = 2**31 - 1
@@ -156,13 +157,12 @@ class Options:
         flag="--measure",
         parse=_measures,
         repeat=True,
-        record=lambda measures: [measure.trec_eval for measure in measures],
+        record=lambda measures: [measure.asked for measure in measures],
         shown="none",
     )
     relevance_level: int = option(
         1,
-        "the grade from which a document counts as relevant for the binary measures (trec_eval -l); NDCG keeps its"
-        " gains",
+        "the grade from which a document counts as relevant for the binary measures (trec_eval -l); NDCG keeps its gains",
         EVALUATION,
         parse=lambda value: count("relevance_level", value, 1, MAX_RELEVANCE_LEVEL),
     )

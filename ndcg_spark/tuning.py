@@ -1,7 +1,11 @@
-"""NDCG@k as a pyspark.ml Evaluator, for CrossValidator and TrainValidationSplit.
+"""NDCG@k, and every other measure of the reports, as a pyspark.ml Evaluator, for CrossValidator
+and TrainValidationSplit.
 
 Spark's own RankingEvaluator takes binary relevance only, and its RankingMetrics does not sort
-the ideal list; this one scores graded labels with trec_eval's rules, by the same code as the job."""
+the ideal list; this one scores graded labels with trec_eval's rules, by the same code as the job.
+Its metricName also takes Spark's names (ndcgAtK, precisionAtK, recallAtK, meanAveragePrecision,
+meanAveragePrecisionAtK) with k, so that a tuning script written for Spark's evaluator keeps its
+parameters."""
 
 from __future__ import annotations
 
@@ -18,22 +22,64 @@ from ndcg_spark import columns as c
 from ndcg_spark.api import evaluate
 from ndcg_spark.checks.inputs import ARE_NAN
 from ndcg_spark.errors import ConfigError, InputError
+from ndcg_spark.measures import MEASURE_NAMES, Measure, MeasureName, cut, parse_measures
 from ndcg_spark.options import GAIN_LINEAR, Gain
 
 DEFAULT_K = 10
+NDCG_AT_K = "ndcgAtK"
+# Spark's RankingEvaluator's metric names, as trec_eval's measures (cut at k when they take one).
+SPARK_METRICS = {
+    NDCG_AT_K: "ndcg_cut",
+    "precisionAtK": "P",
+    "recallAtK": "recall",
+    "meanAveragePrecision": "map",
+    "meanAveragePrecisionAtK": "map_cut",
+}
+
+
+def measure_of(metric: str, k: int) -> Measure:
+    """The measure a metricName names: one of Spark's names, trec_eval's (P, map, ndcg_cut.5) or
+    ir_measures' (P@5, AP, RR); a measure that takes a cutoff and names none is cut at k."""
+    name = SPARK_METRICS.get(metric, metric)
+    if name in MEASURE_NAMES and cut(cast(MeasureName, name)):
+        return Measure(cast(MeasureName, name), k)
+    try:
+        (measure,) = parse_measures(name)
+    except ValueError:
+        raise ConfigError(f"metricName {metric!r} names several measures; name one, e.g. P@10") from None
+    except ConfigError as error:
+        spark = ", ".join(SPARK_METRICS)
+        raise ConfigError(f"metricName: {error}; Spark's names are {spark}") from None
+    return measure
 
 
 class NdcgEvaluator(Evaluator, HasLabelCol, HasPredictionCol, DefaultParamsReadable, DefaultParamsWritable):
-    """Mean NDCG@k over the queries of a frame with one row per (query, candidate document).
+    """Mean NDCG@k (or the measure metricName names) over the queries of a frame with one row per
+    (query, candidate document).
 
     The label is the graded relevance (whole numbers; negatives gain 0), the prediction is the
     score that ranks the candidates; the ideal list is built from the labels in the frame, and
     score ties are broken by document id descending, as trec_eval does. A query whose labels
-    are all 0 scores 0 and counts in the mean. Larger is better."""
+    are all 0 scores 0 and counts in the mean. For the binary measures a candidate is relevant
+    when its label is at least relevanceLevel. Larger is better, for every measure."""
 
     _input_kwargs: dict[str, Any]  # set by keyword_only
 
-    k: Param[int] = Param(Params._dummy(), "k", "the cutoff of NDCG@k", typeConverter=TypeConverters.toInt)
+    metricName: Param[str] = Param(
+        Params._dummy(),
+        "metricName",
+        "the measure: ndcgAtK, precisionAtK, recallAtK, meanAveragePrecision, meanAveragePrecisionAtK (Spark's"
+        " names), or trec_eval's or ir_measures' (P, recall, map, map_cut, recip_rank, Rprec, success, bpref,"
+        " ndcg, P@5, AP, RR, ...); cut at k when it takes a cutoff and names none",
+        typeConverter=TypeConverters.toString,
+    )
+    k: Param[int] = Param(Params._dummy(), "k", "the cutoff of NDCG@k (of the measure)", typeConverter=TypeConverters.toInt)
+    relevanceLevel: Param[int] = Param(
+        Params._dummy(),
+        "relevanceLevel",
+        "the label from which a candidate is relevant, for the binary measures (trec_eval -l)",
+        typeConverter=TypeConverters.toInt,
+    )
     gain: Param[str] = Param(
         Params._dummy(), "gain", "linear (trec_eval) or exponential (2^rel - 1)", typeConverter=TypeConverters.toString
     )
@@ -44,7 +90,9 @@ class NdcgEvaluator(Evaluator, HasLabelCol, HasPredictionCol, DefaultParamsReada
     def __init__(
         self,
         *,
+        metricName: str = NDCG_AT_K,
         k: int = DEFAULT_K,
+        relevanceLevel: int = 1,
         gain: Gain = GAIN_LINEAR,
         queryCol: str = c.QUERY_ID,
         docCol: str = c.DOC_ID,
@@ -53,7 +101,14 @@ class NdcgEvaluator(Evaluator, HasLabelCol, HasPredictionCol, DefaultParamsReada
     ) -> None:
         super().__init__()
         self._setDefault(
-            k=DEFAULT_K, gain=GAIN_LINEAR, queryCol=c.QUERY_ID, docCol=c.DOC_ID, labelCol="label", predictionCol="prediction"
+            metricName=NDCG_AT_K,
+            k=DEFAULT_K,
+            relevanceLevel=1,
+            gain=GAIN_LINEAR,
+            queryCol=c.QUERY_ID,
+            docCol=c.DOC_ID,
+            labelCol="label",
+            predictionCol="prediction",
         )
         self._set(**self._input_kwargs)
 
@@ -61,7 +116,9 @@ class NdcgEvaluator(Evaluator, HasLabelCol, HasPredictionCol, DefaultParamsReada
     def setParams(
         self,
         *,
+        metricName: str = NDCG_AT_K,
         k: int = DEFAULT_K,
+        relevanceLevel: int = 1,
         gain: Gain = GAIN_LINEAR,
         queryCol: str = c.QUERY_ID,
         docCol: str = c.DOC_ID,
@@ -69,6 +126,18 @@ class NdcgEvaluator(Evaluator, HasLabelCol, HasPredictionCol, DefaultParamsReada
         predictionCol: str = "prediction",
     ) -> NdcgEvaluator:
         return self._set(**self._input_kwargs)
+
+    def setMetricName(self, value: str) -> NdcgEvaluator:
+        return self._set(metricName=value)
+
+    def getMetricName(self) -> str:
+        return self.getOrDefault(self.metricName)
+
+    def setRelevanceLevel(self, value: int) -> NdcgEvaluator:
+        return self._set(relevanceLevel=value)
+
+    def getRelevanceLevel(self) -> int:
+        return self.getOrDefault(self.relevanceLevel)
 
     def setK(self, value: int) -> NdcgEvaluator:
         return self._set(k=value)
@@ -101,6 +170,7 @@ class NdcgEvaluator(Evaluator, HasLabelCol, HasPredictionCol, DefaultParamsReada
         return self._set(predictionCol=value)
 
     def isLargerBetter(self) -> bool:
+        """True: every measure it computes rises as the ranking improves."""
         return True
 
     def _columns(self) -> dict[str, str]:
@@ -120,7 +190,7 @@ class NdcgEvaluator(Evaluator, HasLabelCol, HasPredictionCol, DefaultParamsReada
         missing = [f"{param}={name!r}" for param, name in self._columns().items() if name not in found]
         if missing:
             raise ConfigError(
-                f"NdcgEvaluator: {', '.join(missing)} not in the dataset (found: {', '.join(found)});"
+                f"{type(self).__name__}: {', '.join(missing)} not in the dataset (found: {', '.join(found)});"
                 " set the parameter to one of these columns"
             )
 
@@ -130,7 +200,7 @@ class NdcgEvaluator(Evaluator, HasLabelCol, HasPredictionCol, DefaultParamsReada
         param = next((param for param, name in self._columns().items() if name == error.column), None)
         if param is None:
             return error
-        message = f"NdcgEvaluator: {param} {error.column!r}: {error.bad} of {error.rows} rows {error.problem}"
+        message = f"{type(self).__name__}: {param} {error.column!r}: {error.bad} of {error.rows} rows {error.problem}"
         if param == "predictionCol" and error.problem == ARE_NAN:
             message += (
                 "; ALS predicts NaN for users and items it did not see in training: set"
@@ -139,19 +209,22 @@ class NdcgEvaluator(Evaluator, HasLabelCol, HasPredictionCol, DefaultParamsReada
         return InputError(message, column=error.column, problem=error.problem, bad=error.bad, rows=error.rows)
 
     def _evaluate(self, dataset: DataFrame) -> float:
+        measure = measure_of(self.getMetricName(), self.getK())
         self._check_columns(dataset)
         query, doc, label, prediction = self._columns().values()
         try:
             report = evaluate(
                 dataset.select(query, doc, label),
                 dataset.select(query, doc, prediction),
-                ks=(self.getK(),),
+                ks=(self.getK() if measure.k is None else measure.k,),
                 gain=cast(Gain, self.getGain()),  # checked by evaluate, as the job's --gain
-                uncut=False,
+                uncut=measure.name == c.MEASURE_UNCUT,
+                measures=[] if measure.name in (c.MEASURE_CUT, c.MEASURE_UNCUT) else [measure],
+                relevance_level=self.getRelevanceLevel(),
                 columns={"query_id": query, "doc_id": doc, "relevance": label, "score": prediction},
             )
         except InputError as error:
             raise self._restated(error) from None
-        rows: list[Any] = report.evaluation.summary
+        rows: list[Any] = [row for row in report.evaluation.summary if (row[c.MEASURE], row[c.K]) == (measure.name, measure.k)]
         report.unpersist()  # only the mean is wanted: free the stored rows now (Spark Connect)
-        return float(rows[0][c.NDCG]) if rows and rows[0][c.NDCG] is not None else 0.0
+        return float(rows[0][c.VALUE]) if rows and rows[0][c.VALUE] is not None else 0.0

@@ -1,4 +1,5 @@
-"""The table printed at the end of a run: run x cutoff, and the counts that make it trustworthy."""
+"""The table printed at the end of a run: run x (measure, cutoff), and the counts that make it
+trustworthy."""
 
 from __future__ import annotations
 
@@ -8,19 +9,30 @@ from typing import Any
 from ndcg_spark import columns as c
 from ndcg_spark.comparison import rows as cmp
 from ndcg_spark.evaluation import Evaluation, RunCounts
+from ndcg_spark.measures import label, report_order
 from ndcg_spark.scoring.slices import SLICE, SLICE_VALUE
 
 LOW_JUDGED_WARNING = 0.5
 MAX_SLICE_LINES = 60
 
 
-def measure_label(k: int | None) -> str:
-    return c.MEASURE_UNCUT if k is None else f"ndcg@{k}"
+Column = tuple[str, int | None]
+"""A column of the tables: a measure at a cutoff (None: uncut)."""
 
 
-def summary_cutoffs(rows: Iterable[Any]) -> list[int | None]:
-    """The cutoffs of summary-like rows in reading order: k ascending, the uncut measure last."""
-    return sorted({row[c.K] for row in rows}, key=c.cutoff_order)
+def measure_label(measure: str, k: int | None) -> str:
+    return label(measure, k)
+
+
+def summary_cutoffs(rows: Iterable[Any]) -> list[Column]:
+    """The (measure, k) of summary-like rows in reading order: NDCG first, k ascending, each
+    uncut measure after its cutoffs."""
+    return sorted({(row[c.MEASURE], row[c.K]) for row in rows}, key=lambda column: report_order(*column))
+
+
+def summary_values(rows: Iterable[Any]) -> dict[tuple[str, str, int | None], float | None]:
+    """(run, measure, k) -> the mean of summary-like rows."""
+    return {(row[c.RUN_ID], row[c.MEASURE], row[c.K]): row[c.VALUE] for row in rows}
 
 
 def summary_variants(rows: Iterable[Any]) -> list[str]:
@@ -57,7 +69,7 @@ def comparison_cells(row: cmp.ComparisonRow) -> dict[str, str]:
     difference = row.mean_difference
     return {
         c.RUN_ID: row.run_id,
-        c.MEASURE: measure_label(row.k),
+        c.MEASURE: measure_label(row.measure, row.k),
         cmp.NUM_QUERIES: str(row.num_queries),
         cmp.NDCG_BASELINE: format_number(row.ndcg_baseline),
         cmp.NDCG_RUN: format_number(row.ndcg_run),
@@ -107,19 +119,19 @@ def format_comparison(rows: list[cmp.ComparisonRow]) -> str:
 
 
 def format_slices(rows: Sequence[Any]) -> str:
-    """Per slice value and run, NDCG at each cutoff (the first MAX_SLICE_LINES lines)."""
+    """Per slice value and run, each measure at each cutoff (the first MAX_SLICE_LINES lines)."""
     if not rows:
         return ""
     cutoffs = summary_cutoffs(rows)
-    groups: dict[tuple[str, str | None, str], dict[int | None, Any]] = {}
+    groups: dict[tuple[str, str | None, str], dict[Column, Any]] = {}
     for row in rows:
-        groups.setdefault((row[SLICE], row[SLICE_VALUE], row[c.RUN_ID]), {})[row[c.K]] = row
-    lines: list[Sequence[str]] = [["slice", "value", "run", *[measure_label(k) for k in cutoffs], "queries"]]
+        groups.setdefault((row[SLICE], row[SLICE_VALUE], row[c.RUN_ID]), {})[(row[c.MEASURE], row[c.K])] = row
+    lines: list[Sequence[str]] = [["slice", "value", "run", *[measure_label(*cut) for cut in cutoffs], "queries"]]
     for (name, value, run), by_k in list(groups.items())[:MAX_SLICE_LINES]:
         queries = max(row[c.NUM_QUERIES] for row in by_k.values())
         lines.append(
             [name, "(null)" if value is None else value, run]
-            + [format_number(by_k[k][c.NDCG]) if k in by_k else "-" for k in cutoffs]
+            + [format_number(by_k[cut][c.VALUE]) if cut in by_k else "-" for cut in cutoffs]
             + [str(queries)]
         )
     notes = [] if len(groups) <= MAX_SLICE_LINES else [f"... {len(groups) - MAX_SLICE_LINES} more in the slices dataset"]
@@ -137,13 +149,13 @@ COMPLETE_FLAG = "--complete"
 
 def format_table(evaluation: Evaluation, complete: str = COMPLETE_FLAG) -> str:
     cutoffs = summary_cutoffs(evaluation.summary)
-    values = {(row[c.RUN_ID], row[c.K]): row[c.NDCG] for row in evaluation.summary}
+    values = summary_values(evaluation.summary)
     runs = [counts.run_id for counts in evaluation.runs]
-    header = ["run", *[measure_label(k) for k in cutoffs], "queries", "missing", "skipped"]
+    header = ["run", *[measure_label(*cut) for cut in cutoffs], "queries", "missing", "skipped"]
     lines: list[Sequence[str]] = [header]
     baseline = evaluation.comparison[0].baseline if evaluation.comparison else None
     for counts in baseline_first(evaluation.runs, baseline):
-        cells = [f"{values[(counts.run_id, k)]:.4f}" if (counts.run_id, k) in values else "-" for k in cutoffs]
+        cells = [format_number(values.get((counts.run_id, *cut))) for cut in cutoffs]
         lines.append([counts.run_id, *cells, str(counts.evaluated), str(counts.missing), str(counts.skipped)])
     table = _aligned(lines)
     notes = [
@@ -184,16 +196,14 @@ def _variant_notes(variant: str) -> list[str]:
 
 
 def judged_warnings(evaluation: Evaluation) -> list[str]:
-    """Runs whose top k is less than half judged: their NDCG is mostly a guess about unjudged
-    documents (each counted as non-relevant)."""
+    """Runs whose top k is less than half judged: their values are mostly a guess about unjudged
+    documents (each counted as non-relevant). Once per run and k, whatever the measures at k."""
     warnings = []
-    ordered = sorted(evaluation.summary, key=lambda row: (row[c.RUN_ID], *c.cutoff_order(row[c.K])))
-    for row in ordered:
-        fraction = row[c.JUDGED_AT_K]
-        if row[c.K] is not None and fraction is not None and fraction < LOW_JUDGED_WARNING:
+    fractions = {(row[c.RUN_ID], row[c.K]): row[c.JUDGED_AT_K] for row in evaluation.summary if row[c.K] is not None}
+    for (run, k), fraction in sorted(fractions.items()):
+        if fraction is not None and fraction < LOW_JUDGED_WARNING:
             warnings.append(
-                f"run {row[c.RUN_ID]}: only {fraction:.0%} of the top {row[c.K]} is judged on average;"
-                " unjudged documents count as non-relevant"
+                f"run {run}: only {fraction:.0%} of the top {k} is judged on average; unjudged documents count as non-relevant"
             )
     return warnings
 

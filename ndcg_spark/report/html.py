@@ -74,17 +74,18 @@ def _colors(data: ReportData) -> dict[str, str]:
 
 def _summary_section(data: ReportData) -> str:
     cutoffs = summary_cutoffs(data.summary)
-    values = {(row[c.RUN_ID], row[c.K]): row for row in data.summary}
+    values = {(row[c.RUN_ID], row[c.MEASURE], row[c.K]): row for row in data.summary}
     rows = []
     for run in _runs(data):
-        cells = [format_number(values[(run, k)][c.NDCG]) if (run, k) in values else "-" for k in cutoffs]
-        judged = values.get((run, data.k))
-        queries = max(row[c.NUM_QUERIES] for (r, _), row in values.items() if r == run)
+        cells = [format_number(values[(run, *cut)][c.VALUE]) if (run, *cut) in values else "-" for cut in cutoffs]
+        judged = values.get((run, c.MEASURE_CUT, data.k))
+        queries = max(row[c.NUM_QUERIES] for (r, *_), row in values.items() if r == run)
         rows.append([run, *cells, queries, format_number(judged[c.JUDGED_AT_K], 2) if judged else "-"])
-    header = ["run", *[measure_label(k) for k in cutoffs], "queries", f"judged@{data.k}"]
+    header = ["run", *[measure_label(*cut) for cut in cutoffs], "queries", f"judged@{data.k}"]
     variants = summary_variants(data.summary)
     scored = f"<p>Scored with {html.escape(', '.join(variants))}.</p>" if variants else ""
-    return "<h2>NDCG by run and cutoff</h2>" + _table(header, rows) + scored
+    titled = "NDCG by run and cutoff" if {name for name, _ in cutoffs} <= {c.MEASURE_CUT, c.MEASURE_UNCUT} else "Measures by run"
+    return f"<h2>{titled}</h2>" + _table(header, rows) + scored
 
 
 def _line(points: Sequence[tuple[Any, float]], run: str, color: str) -> go.Scatter:
@@ -97,7 +98,9 @@ def _line(points: Sequence[tuple[Any, float]], run: str, color: str) -> go.Scatt
 def _by_k_chart(data: ReportData) -> str:
     figure, colors = go.Figure(), _colors(data)
     for run in _runs(data):
-        points = sorted((row[c.K], row[c.NDCG]) for row in data.summary if row[c.RUN_ID] == run and row[c.K] is not None)
+        points = sorted(
+            (row[c.K], row[c.NDCG]) for row in data.summary if row[c.RUN_ID] == run and row[c.MEASURE] == c.MEASURE_CUT
+        )
         figure.add_trace(_line(points, run, colors[run]))
     figure.update_layout(xaxis_title="k", yaxis_title="mean NDCG@k")
     return "<h2>NDCG@k against k</h2>" + _chart(figure, "ndcg-by-k")
@@ -195,20 +198,26 @@ def _trend_chart(data: ReportData) -> str:
 
 
 def _slices_section(data: ReportData) -> str:
+    """Each slice value's means: NDCG@k, and every other measure at k or without a cutoff."""
+    shown = [row for row in data.slices if row[c.K] in (data.k, None) and row[c.MEASURE] != c.MEASURE_UNCUT]
+    cutoffs = summary_cutoffs(shown)
+    groups: dict[tuple[str, str | None, str], dict[tuple[str, int | None], Any]] = {}
+    for row in shown:
+        groups.setdefault((row[SLICE], row[SLICE_VALUE], row[c.RUN_ID]), {})[(row[c.MEASURE], row[c.K])] = row
     rows = [
         [
-            row[SLICE],
-            "(null)" if row[SLICE_VALUE] is None else row[SLICE_VALUE],
-            row[c.RUN_ID],
-            format_number(row[c.NDCG]),
-            row[c.NUM_QUERIES],
+            name,
+            "(null)" if value is None else value,
+            run,
+            *[format_number(by_cut[cut][c.VALUE]) if cut in by_cut else "-" for cut in cutoffs],
+            max(row[c.NUM_QUERIES] for row in by_cut.values()),
         ]
-        for row in data.slices
-        if row[c.MEASURE] == c.MEASURE_CUT and row[c.K] == data.k
+        for (name, value, run), by_cut in groups.items()
     ]
     if not rows:
         return ""
-    return f"<h2>NDCG@{data.k} by slice</h2>" + _table(["slice", "value", "run", f"ndcg@{data.k}", "queries"], rows)
+    header = ["slice", "value", "run", *[measure_label(*cut) for cut in cutoffs], "queries"]
+    return f"<h2>By slice, at k = {data.k}</h2>" + _table(header, rows)
 
 
 def render(data: ReportData) -> str:

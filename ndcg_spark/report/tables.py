@@ -8,10 +8,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from ndcg_spark import columns as c
 from ndcg_spark.comparison.rows import ComparisonRow
 from ndcg_spark.evaluation import Evaluation
-from ndcg_spark.report.formatting import baseline_first, format_number, format_p, measure_label, summary_cutoffs, summary_variants
+from ndcg_spark.report.formatting import (
+    baseline_first,
+    format_number,
+    format_p,
+    measure_label,
+    summary_cutoffs,
+    summary_values,
+    summary_variants,
+)
 
 TableFormat = Literal["markdown", "latex"]
 TABLE_MARKDOWN: TableFormat = "markdown"
@@ -41,24 +48,25 @@ def significant(row: ComparisonRow) -> bool:
 
 
 def _summary_cells(evaluation: Evaluation) -> tuple[list[str], list[list[_Cell]]]:
-    """Run x cutoff means; the best of each column flagged, and runs significantly different
-    from the baseline at that cutoff."""
+    """Run x (measure, cutoff) means; the best of each column flagged, and runs significantly
+    different from the baseline at that measure and cutoff."""
     cutoffs = summary_cutoffs(evaluation.summary)
-    values = {(row[c.RUN_ID], row[c.K]): row[c.NDCG] for row in evaluation.summary}
-    marked = {(row.run_id, row.k) for row in evaluation.comparison if significant(row)}
+    values = summary_values(evaluation.summary)
+    marked = {(row.run_id, row.measure, row.k) for row in evaluation.comparison if significant(row)}
     baseline = evaluation.comparison[0].baseline if evaluation.comparison else None
     best = {
-        k: max((value for (_, key), value in values.items() if key == k and value is not None), default=None) for k in cutoffs
+        cut: max((value for (_, *key), value in values.items() if tuple(key) == cut and value is not None), default=None)
+        for cut in cutoffs
     }
-    header = ["run", *[measure_label(k) for k in cutoffs], "queries"]
+    header = ["run", *[measure_label(*cut) for cut in cutoffs], "queries"]
     rows = []
     for counts in baseline_first(evaluation.runs, baseline):
         run = counts.run_id
         label = f"{run} (baseline)" if run == baseline else run
         cells = [_Cell(label)]
-        for k in cutoffs:
-            value = values.get((run, k))
-            cells.append(_Cell(format_number(value), value is not None and value == best[k], (run, k) in marked))
+        for cut in cutoffs:
+            value = values.get((run, *cut))
+            cells.append(_Cell(format_number(value), value is not None and value == best[cut], (run, *cut) in marked))
         cells.append(_Cell(str(counts.evaluated)))
         rows.append(cells)
     return header, rows
@@ -73,7 +81,7 @@ def _comparison_cells(evaluation: Evaluation) -> tuple[list[str], list[list[_Cel
         rows.append(
             [
                 _Cell(row.run_id),
-                _Cell(measure_label(row.k)),
+                _Cell(measure_label(row.measure, row.k)),
                 _Cell(format_number(row.ndcg_baseline)),
                 _Cell(format_number(row.ndcg_run)),
                 _Cell(difference, significant=significant(row)),
@@ -87,7 +95,7 @@ def _comparison_cells(evaluation: Evaluation) -> tuple[list[str], list[list[_Cel
 
 def _notes(evaluation: Evaluation) -> list[str]:
     variants = summary_variants(evaluation.summary)
-    notes = [f"NDCG, mean over the scored queries; scored with {', '.join(variants)}."] if variants else []
+    notes = [f"Means over the scored queries; scored with {', '.join(variants)}."] if variants else []
     if evaluation.comparison:
         first = evaluation.comparison[0]
         notes.append(

@@ -8,6 +8,7 @@ from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
 from ndcg_spark.io.trec import LINE
+from ndcg_spark.measures import TREC_EVAL_ORDER
 
 # trec_eval -q prints each value with this format: measure padded to 22, then tabs.
 _REPORT_LINE = "%-22s\t%s\t%.4f"
@@ -15,7 +16,7 @@ ALL_QUERIES = "all"
 
 
 def _measure_name(measure: Column, k: Column) -> Column:
-    """'ndcg' for the uncut row, 'ndcg_cut_K' for a cutoff, as trec_eval names them."""
+    """'ndcg', 'map' for an uncut row, 'ndcg_cut_K', 'P_K' for a cutoff, as trec_eval names them."""
     return F.when(k.isNull(), measure).otherwise(F.concat(measure, F.lit("_"), k.cast(T.StringType())))
 
 
@@ -25,26 +26,37 @@ def _report_line(measure: Column, k: Column, query: Column, value: Column) -> Co
     return F.format_string(_REPORT_LINE, _measure_name(measure, k), query, F.bround(value, 4))
 
 
+def _measure_place(measure: Column) -> Column:
+    """Where trec_eval prints a measure among the others (its measure table's order)."""
+    return F.array_position(F.array(*[F.lit(name) for name in TREC_EVAL_ORDER]), measure)
+
+
 def report_lines(per_query: DataFrame, summary: DataFrame) -> DataFrame:
-    """trec_eval -q output per run: each query's values (queries in byte order, ndcg then the
-    cutoffs ascending), then the 'all' rows. Columns run_id, line, and the sort keys."""
+    """trec_eval -q output per run: each query's values (queries in byte order, measures in
+    trec_eval's order, each one's cutoffs ascending), then the 'all' rows. Columns run_id, line,
+    and the sort keys."""
+    measure, k = F.col(c.MEASURE), F.col(c.K)
     queries = per_query.select(
         c.RUN_ID,
         F.lit(0).alias("block"),
         F.col(c.QUERY_ID).alias("sort_query"),
-        F.col(c.K).alias("sort_k"),
-        _report_line(F.col(c.MEASURE), F.col(c.K), F.col(c.QUERY_ID), F.col(c.NDCG)).alias(LINE),
+        _measure_place(measure).alias("sort_measure"),
+        k.alias("sort_k"),
+        _report_line(measure, k, F.col(c.QUERY_ID), F.col(c.VALUE)).alias(LINE),
     )
     means = summary.select(
         c.RUN_ID,
         F.lit(1).alias("block"),
         F.lit(ALL_QUERIES).alias("sort_query"),
-        F.col(c.K).alias("sort_k"),
-        _report_line(F.col(c.MEASURE), F.col(c.K), F.lit(ALL_QUERIES), F.col(c.NDCG)).alias(LINE),
+        _measure_place(measure).alias("sort_measure"),
+        k.alias("sort_k"),
+        _report_line(measure, k, F.lit(ALL_QUERIES), F.col(c.VALUE)).alias(LINE),
     )
     return queries.unionByName(means)
 
 
 def sorted_lines(lines: DataFrame, run_id: str) -> DataFrame:
-    """One run's lines in trec_eval's order, a total order (a run has one line per query and k)."""
-    return lines.filter(F.col(c.RUN_ID) == run_id).orderBy("block", "sort_query", F.col("sort_k").asc_nulls_first()).select(LINE)
+    """One run's lines in trec_eval's order, a total order (a run has one line per query,
+    measure and k)."""
+    order = [F.col("block"), F.col("sort_query"), F.col("sort_measure"), F.col("sort_k").asc_nulls_first()]
+    return lines.filter(F.col(c.RUN_ID) == run_id).orderBy(*order).select(LINE)

@@ -115,7 +115,7 @@ def labelled(binary: Binary) -> list[Column]:
     """The joined columns on a ranked row: an unjudged document is neither relevant nor judged
     non-relevant."""
     flags = [RELEVANT, *([NONRELEVANT] if binary.bpref else [])]
-    counts = [name for name in joined_columns(binary) if name not in flags]
+    counts = [F.col(name) for name in joined_columns(binary) if name not in flags]
     return [*[F.coalesce(F.col(name), F.lit(False)).alias(name) for name in flags], *counts]
 
 

@@ -230,9 +230,7 @@ def is_retrieved(pairs: DataFrame) -> Column:
     return pairs[c.RUN_ID].isNotNull()
 
 
-def evaluated_pairs(
-    pairs: DataFrame, ks: Sequence[int], uncut: bool, complete: bool, binary: Binary | None = None
-) -> DataFrame:
+def evaluated_pairs(pairs: DataFrame, ks: Sequence[int], uncut: bool, complete: bool, binary: Binary | None = None) -> DataFrame:
     """(run, query) pairs to score: judged and retrieved; with complete, every judged query for
     every run, a query the run lacks with NULL DCGs (scored 0)."""
     scored = pairs.filter(is_retrieved(pairs) & is_judged(pairs))

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
 from scipy import stats
 
 from ndcg_spark import columns as c
@@ -28,7 +29,7 @@ def per_query(spark: SparkSession, values: dict[str, np.ndarray], partitions: in
         for i, value in enumerate(array):
             rows.append((run, f"q{i:05d}", c.MEASURE_CUT, 10, float(value)))
             rows.append((run, f"q{i:05d}", c.MEASURE_UNCUT, None, float(value) / 2))
-    return rows_frame(spark, rows, PER_QUERY_DDL).repartition(partitions)
+    return rows_frame(spark, rows, PER_QUERY_DDL).withColumn(c.VALUE, F.col(c.NDCG)).repartition(partitions)
 
 
 def run_compare(spark, values, permutations=1000, bootstrap=1000, seed=42, partitions=3):

@@ -140,12 +140,13 @@ def test_summary_and_counts_in_one_aggregation(spark: SparkSession) -> None:
     per_query = rows_frame(
         spark,
         [
-            ("r1", "ndcg_cut", 5, 0.5, 1.0, "v"),
-            ("r1", "ndcg_cut", 5, 0.1, 0.2, "v"),
-            ("r1", "ndcg", None, 0.7, 1.0, "v"),
-            ("r2", "ndcg_cut", 5, 1.0, 0.6, "v"),
+            ("r1", "ndcg_cut", 5, 0.5, 1.0, "v", 0.5),
+            ("r1", "ndcg_cut", 5, 0.1, 0.2, "v", 0.1),
+            ("r1", "ndcg", None, 0.7, 1.0, "v", 0.7),
+            ("r2", "ndcg_cut", 5, 1.0, 0.6, "v", 1.0),
+            ("r2", "P", 5, None, 0.6, "v", 0.4),
         ],
-        "run_id string, measure string, k int, ndcg double, judged_at_k double, variant string",
+        "run_id string, measure string, k int, ndcg double, judged_at_k double, variant string, value double",
     )
     pairs = rows_frame(
         spark,

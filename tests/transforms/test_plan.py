@@ -17,7 +17,7 @@ from ndcg_spark.evaluation import main_pass
 from ndcg_spark.job.config import build_config
 from ndcg_spark.job.inputs import read_inputs
 from ndcg_spark.options import Options
-from tests.plans import BROADCAST, EXCHANGE, MAIN_PASS_SORTS, REUSED, SORT, drift
+from tests.plans import BROADCAST, EXCHANGE, MAIN_PASS_SORTS, REUSED, SORT, counts, drift
 from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
 
 
@@ -114,3 +114,51 @@ def test_variants_and_several_inputs_add_no_sort_and_no_shuffle(spark: SparkSess
     plan = _plan(pairs)
     _assert_one_shuffle_per_input(plan)
     assert len(SORT.findall(plan)) == MAIN_PASS_SORTS, drift(plan)
+
+
+EVERY_MEASURE = ("P.5,10", "recall.5,100", "map", "map_cut.10", "recip_rank", "Rprec", "success.1,5", "bpref")
+
+
+@pytest.mark.parametrize("lenient", [False, True])
+@pytest.mark.parametrize("judged_only", [False, True])
+def test_every_measure_adds_no_sort_and_no_shuffle(
+    spark: SparkSession, static_plans: None, tmp_path: Path, lenient: bool, judged_only: bool
+) -> None:
+    """All the measures beside NDCG come from the same windows: the same shuffles, the same
+    sorts, with the copies refused or kept, with -J and -M."""
+    judgments, results = tmp_path / "judgments.parquet", tmp_path / "results.parquet"
+    pq.write_table(pa.table({"query_id": ["1", "2"], "doc_id": ["1", "2"], "relevance": [2, 0]}), judgments)
+    pq.write_table(pa.table({"query_id": ["1", "2"], "doc_id": ["1", "2"], "score": [1.0, 2.0]}), results)
+    config = build_config(
+        {
+            "judgments": str(judgments),
+            "results": str(results),
+            "output": str(tmp_path / "out"),
+            "ks": "5,10",
+            "measures": list(EVERY_MEASURE),
+            "relevance_level": 2,
+            "judged_only": judged_only,
+            "max_depth": 50,
+            "duplicate_judgments": "keep_max" if lenient else "error",
+            "duplicate_results": "keep_best" if lenient else "error",
+        }
+    )
+    options = config.options
+    assert len(options.measures) == 11
+
+    def plan(measures: tuple) -> str:
+        pairs = main_pass(
+            *read_inputs(spark, config),
+            ks=options.ks,
+            judged_only=judged_only,
+            max_depth=50,
+            measures=measures,
+            relevance_level=options.relevance_level,
+        ).pairs
+        return _plan(pairs)
+
+    every, ndcg_alone = plan(options.measures), plan(())
+    _assert_one_shuffle_per_input(every)
+    assert counts(every) == counts(ndcg_alone), drift(every)
+    if not lenient:
+        assert len(SORT.findall(every)) == MAIN_PASS_SORTS, drift(every)

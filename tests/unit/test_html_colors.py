@@ -22,6 +22,7 @@ def _row(run: str, k: int, ndcg: float) -> dict:
         "num_queries": 3,
         "judged_at_k": 1.0,
         "variant": "gain=linear",
+        "value": ndcg,
     }
 
 

@@ -14,9 +14,17 @@ from ndcg_spark.report.tables import latex, latex_escape, markdown
 VARIANT = "gain=linear;judged_only"
 
 
-def _summary(run: str, k: int | None, ndcg: float) -> Row:
+def _summary(run: str, k: int | None, ndcg: float, measure: str | None = None) -> Row:
+    name = measure or ("ndcg" if k is None else "ndcg_cut")
     return Row(
-        run_id=run, measure="ndcg" if k is None else "ndcg_cut", k=k, ndcg=ndcg, num_queries=3, judged_at_k=1.0, variant=VARIANT
+        run_id=run,
+        measure=name,
+        k=k,
+        ndcg=ndcg if name in ("ndcg", "ndcg_cut") else None,
+        num_queries=3,
+        judged_at_k=1.0,
+        variant=VARIANT,
+        value=ndcg,
     )
 
 
@@ -101,3 +109,22 @@ def test_without_a_baseline_only_the_summary() -> None:
     text = markdown(_evaluation([]), "latest")
     assert "Against the baseline" not in text and "†" not in text.split("Bold")[0]
     assert "| base | 0.5000 | **0.6000** | 3 |" in text
+
+
+def test_several_measures_each_a_column_and_each_compared() -> None:
+    """P@10 and map beside NDCG: a column each, after NDCG's, each marked on its own comparison
+    row (P@10 significant, map not)."""
+    evaluation = _evaluation([_row(10, 0.2), _row(None, 0.2)])
+    extra = [
+        _summary("base", 10, 0.3, "P"),
+        _summary("new_1", 10, 0.4, "P"),
+        _summary("base", None, 0.25, "map"),
+        _summary("new_1", None, 0.2, "map"),
+    ]
+    comparison = [*evaluation.comparison, replace(_row(10, 0.01), measure="P"), replace(_row(None, 0.3), measure="map")]
+    lines = markdown(replace(evaluation, summary=[*evaluation.summary, *extra], comparison=comparison), "t").splitlines()
+    assert lines[2] == "| run | ndcg@10 | ndcg | P@10 | map | queries |"
+    assert lines[4] == "| base (baseline) | 0.5000 | **0.6000** | 0.3000 | **0.2500** | 3 |"
+    assert lines[5] == "| new\\_1 | **0.7000** | 0.5500 | **0.4000†** | 0.2000 | 3 |"
+    assert "| new\\_1 | P@10 | 0.5000 | 0.7000 | +0.2000† | [+0.1000, +0.3000] | 0.0100 | 0.5000 |" in lines
+    assert "| new\\_1 | map | 0.5000 | 0.7000 | +0.2000 | [+0.1000, +0.3000] | 0.3000 | 0.5000 |" in lines
