@@ -14,6 +14,7 @@ from ndcg_spark.errors import EXIT_INPUT_REJECTED, EXIT_OK
 from ndcg_spark.job.cli import main
 from ndcg_spark.job.convert_trec import FROM_PARQUET, TO_PARQUET
 from ndcg_spark.job.convert_trec import main as convert
+from tests import trec_text
 from tests.conftest import error_lines
 
 TREC_CUTOFFS = "5,10,15,20,30,100,200,500,1000"
@@ -35,10 +36,16 @@ def trec_flags(conformance_dir: str, results: str = "results.test") -> list[str]
     ]
 
 
-def ndcg_lines(path: str) -> list[str]:
-    """trec_eval's lines for ndcg and ndcg_cut_K, in its order."""
+def ndcg_lines(path: str, binary: bool = False) -> list[str]:
+    """trec_eval's lines for ndcg and ndcg_cut_K (and, with binary, for P, recall, map, map_cut,
+    recip_rank, Rprec, success and bpref), in its order."""
+    kept = set(trec_text.binary_measures(path)) if binary else set()
     with open(path) as handle:
-        return [line.rstrip("\n") for line in handle if line.split()[0] == "ndcg" or line.startswith("ndcg_cut_")]
+        return [
+            line.rstrip("\n")
+            for line in handle
+            if line.split()[0] == "ndcg" or line.startswith("ndcg_cut_") or line.split()[0] in kept
+        ]
 
 
 def published_text(output: Path, run: str) -> list[str]:
@@ -59,6 +66,17 @@ def test_text_report_equals_trec_eval(conformance_dir: str, tmp_path: Path, resu
     flags = trec_flags(conformance_dir, results)
     assert main([*flags, "--output", str(output), "--trec-eval-report", *extra]) == EXIT_OK
     assert published_text(output, "STANDARD") == ndcg_lines(f"{conformance_dir}/{expected}")
+
+
+def test_text_report_of_every_measure_equals_trec_eval(conformance_dir: str, tmp_path: Path) -> None:
+    """`trec_eval -q -m all_trec`'s lines of every measure we compute, in its order, asked for
+    with trec_eval's -m syntax (each measure's default cutoffs)."""
+    output = tmp_path / "out"
+    flags = trec_flags(conformance_dir, "results.test")
+    measures = ["P", "recall", "map", "map_cut", "recip_rank", "Rprec", "success", "bpref"]
+    asked = [part for name in measures for part in ("--measure", name)]
+    assert main([*flags, "--output", str(output), "--trec-eval-report", *asked]) == EXIT_OK
+    assert published_text(output, "STANDARD") == ndcg_lines(f"{conformance_dir}/out.test.aq", binary=True)
 
 
 def write_lines(path: Path, lines: list[str]) -> str:

@@ -44,6 +44,51 @@ def test_mean_ndcg_at_k_with_ties_and_an_all_zero_query(spark: SparkSession) -> 
         NdcgEvaluator(k=5, queryCol="qid", docCol="doc", gain="cubic").evaluate(frame)
 
 
+@pytest.mark.parametrize(
+    ("metric", "k", "level", "measure"),
+    [
+        ("ndcgAtK", 3, 1, ("ndcg_cut", 3)),
+        ("precisionAtK", 2, 1, ("P", 2)),
+        ("recallAtK", 2, 2, ("recall", 2)),
+        ("meanAveragePrecision", 10, 1, ("map", None)),
+        ("meanAveragePrecisionAtK", 2, 2, ("map_cut", 2)),
+        ("P@1", 10, 1, ("P", 1)),
+        ("RR", 10, 2, ("recip_rank", None)),
+        ("bpref", 10, 1, ("bpref", None)),
+        ("success", 1, 3, ("success", 1)),
+    ],
+)
+def test_metric_name_takes_sparks_names_and_trec_evals(spark: SparkSession, metric: str, k: int, level: int, measure) -> None:
+    """Each name gives the oracle's mean of that measure (at k when it names no cutoff), at the
+    relevance level; Spark's own names included, so a tuning script keeps its parameters."""
+    rows = [
+        ("q1", "a", 3.0, 0.9),
+        ("q1", "b", 0.0, 0.8),
+        ("q1", "c", 2.0, 0.7),
+        ("q1", "d", 1.0, 0.6),
+        ("q2", "x", 1.0, 0.5),
+        ("q2", "y", 2.0, 0.5),
+        ("q3", "m", 0.0, 0.1),
+    ]
+    frame = rows_frame(spark, rows, "query_id string, doc_id string, label double, prediction double")
+    evaluator = NdcgEvaluator(metricName=metric, k=k, relevanceLevel=level)
+    results = [("run", q, d, p) for q, d, _, p in rows]
+    judgments = [(q, d, int(label)) for q, d, label, _ in rows]
+    if measure[0] == "ndcg_cut":
+        values = [value for (_, _, key), value in oracle.ndcg(results, judgments, ks=[k]).items() if key == k]
+    else:
+        values = list(oracle.binary(results, judgments, [measure], level=level).values())
+    assert len(values) == 3
+    assert evaluator.evaluate(frame) == pytest.approx(sum(values) / 3, abs=1e-12)
+    assert evaluator.isLargerBetter() and evaluator.getMetricName() == metric
+
+
+def test_an_unknown_metric_name_is_refused_naming_it(spark: SparkSession) -> None:
+    frame = rows_frame(spark, [("q", "a", 1.0, 0.5)], "query_id string, doc_id string, label double, prediction double")
+    with pytest.raises(ConfigError, match="metricName.*'areaUnderROC'.*ndcgAtK, precisionAtK"):
+        NdcgEvaluator(metricName="areaUnderROC").evaluate(frame)
+
+
 def _fold_mean(model, validation) -> float:
     """The oracle's mean NDCG@3 of a model's predictions on a validation frame (every candidate
     judged: its label, the grade)."""
