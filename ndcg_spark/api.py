@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
 from ndcg_spark.checks.inputs import JUDGMENTS, RESULTS, Source, canonical_inputs, require_columns
@@ -19,6 +20,7 @@ from ndcg_spark.comparison.rows import Cutoff, Resampling, comparison_rows_frame
 from ndcg_spark.errors import ConfigError
 from ndcg_spark.evaluation import evaluate_checked
 from ndcg_spark.io.trec import QRELS, RUN, read_trec
+from ndcg_spark.measures import report_order
 from ndcg_spark.option_values import ColumnNames
 from ndcg_spark.options import DEFAULT_BOOTSTRAP, DEFAULT_PERMUTATIONS, DEFAULT_SEED, Options, declared
 from ndcg_spark.report.result import Report, report_of
@@ -97,20 +99,24 @@ def compare(
     bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int = DEFAULT_SEED,
 ) -> DataFrame:
-    """Every run of a per-query report against `baseline`, at every cutoff: both means, wins,
+    """Every run of a per-query report against `baseline`, at every measure and cutoff: both means, wins,
     ties and losses, a paired t-test, a randomization test, a bootstrap interval and Holm's
     correction across runs. `per_query` has the job's per_query columns (a Report's, or a
     published per_query read back); the result has the job's comparison schema."""
     chosen = Options.of({"permutations": permutations, "bootstrap": bootstrap, "seed": seed})
     resampling = Resampling(chosen.permutations, chosen.bootstrap, chosen.seed)
-    require_columns(per_query, "per_query", _GIVEN, [c.RUN_ID, c.QUERY_ID, c.MEASURE, c.K, c.NDCG])
+    # A per_query published before the value column holds NDCG rows only: their value is ndcg.
+    valued = c.VALUE if c.VALUE in per_query.columns else c.NDCG
+    require_columns(per_query, "per_query", _GIVEN, [c.RUN_ID, c.QUERY_ID, c.MEASURE, c.K, valued])
+    if valued != c.VALUE:
+        per_query = per_query.withColumn(c.VALUE, F.col(c.NDCG))
     # A few run ids, put in order on the driver as the job's summary is (no sampling job);
     # NULL first, as Spark's ascending order puts it.
     runs = sorted(
         (row[0] for row in per_query.select(c.RUN_ID).distinct().collect()), key=lambda run: (run is not None, run or "")
     )
     measured = per_query.select(c.MEASURE, c.K).distinct().collect()
-    cutoffs = sorted((Cutoff(row[0], row[1]) for row in measured), key=lambda cut: c.cutoff_order(cut.k))
+    cutoffs = sorted((Cutoff(row[0], row[1]) for row in measured), key=lambda cut: report_order(cut.measure, cut.k))
     spark = per_query.sparkSession
     with session_settings(spark, PLAN_CONF):
         rows = compare_rows(spark, per_query, str(baseline), runs, cutoffs, resampling)

@@ -86,7 +86,15 @@ def worked_example(spark: SparkSession, scratch: Path) -> Result:
 
 # trec_eval's variants, combined: two passes cover -J, -M, -c, custom gains and both gain kinds.
 VARIANTS: list[dict[str, Any]] = [
-    {"gain": "exponential", "gains": {3: 2.0}, "judged_only": True, "max_depth": 6, "complete": True},
+    {
+        "gain": "exponential",
+        "gains": {3: 2.0},
+        "judged_only": True,
+        "max_depth": 6,
+        "complete": True,
+        "measures": ["P.1,5", "recall.5", "map", "map_cut.3", "recip_rank", "Rprec", "success.1", "bpref"],
+        "relevance_level": 2,
+    },
     {"gains": {0: 0.5, 1: 3.0, 2: 1.0, 3: 7.25}, "max_depth": 3},
 ]
 
@@ -119,6 +127,7 @@ def comparison(spark: SparkSession, scratch: Path) -> Result:
         judgments,
         results,
         ks=(3, 10),
+        measures=["P@3", "AP"],
         baseline="r1",
         permutations=50,
         bootstrap=50,

@@ -17,6 +17,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from ndcg_spark import columns as c
+from ndcg_spark.measures import parse_measures
 from ndcg_spark.scoring.dcg import PER_QUERY_COLUMNS
 from tests import connect_scenarios, oracle
 from tests.conftest import HANG_SECONDS, ROOT, job_env
@@ -58,7 +59,15 @@ def both(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Itera
 def _per_query(report: dict[str, Any]) -> dict[tuple, float]:
     """(run, query, k) -> ndcg, from a scenario's per_query rows (k None: the uncut ndcg)."""
     key = [_INDEX[name] for name in (c.RUN_ID, c.QUERY_ID, c.K)]
-    return {tuple(row[i] for i in key): row[_INDEX[c.NDCG]] for row in report["per_query"]}
+    ndcg = (c.MEASURE_CUT, c.MEASURE_UNCUT)
+    return {tuple(row[i] for i in key): row[_INDEX[c.NDCG]] for row in report["per_query"] if row[_INDEX[c.MEASURE]] in ndcg}
+
+
+def _values(report: dict[str, Any]) -> dict[tuple, float]:
+    """(run, query, measure, k) -> value of every other measure, from a scenario's per_query rows."""
+    key = [_INDEX[name] for name in (c.RUN_ID, c.QUERY_ID, c.MEASURE, c.K)]
+    ndcg = (c.MEASURE_CUT, c.MEASURE_UNCUT)
+    return {tuple(row[i] for i in key): row[_INDEX[c.VALUE]] for row in report["per_query"] if row[_INDEX[c.MEASURE]] not in ndcg}
 
 
 @pytest.mark.parametrize("scenario", list(connect_scenarios.SCENARIOS))
@@ -102,6 +111,17 @@ def test_variants_equal_the_oracle(both: tuple[dict, dict]) -> None:
             max_depth=options.get("max_depth"),
         )
         assert _per_query(connect["variants"][str(i)]) == pytest.approx(want, abs=1e-9), options
+        asked = parse_measures(options["measures"]) if "measures" in options else ()
+        binary = oracle.binary(
+            results,
+            judgments,
+            [(measure.name, measure.k) for measure in asked],
+            level=options.get("relevance_level", 1),
+            complete=options.get("complete", False),
+            judged_only=options.get("judged_only", False),
+            max_depth=options.get("max_depth"),
+        )
+        assert _values(connect["variants"][str(i)]) == pytest.approx(binary, abs=1e-9), options
 
 
 def test_refusals_are_the_classic_ones(both: tuple[dict, dict]) -> None:
@@ -118,9 +138,21 @@ def test_refusals_are_the_classic_ones(both: tuple[dict, dict]) -> None:
 def test_comparison_and_tables(both: tuple[dict, dict]) -> None:
     _, connect = both
     compared = connect["comparison"]
-    assert len(compared["comparison"]) == 3 == len(compared["compare"])  # r2 against r1 at 3, 10 and uncut
+    # r2 against r1: NDCG at 3, 10 and uncut, P@3 and map; compare() reads the same rows
+    assert len(compared["comparison"]) == 5 == len(compared["compare"])
+    assert compared["comparison"] == compared["compare"]
     assert compared["slices"] and "| r1 (baseline) |" in compared["markdown"] and "\\begin{tabular}" in compared["latex"]
-    assert compared["printed"].splitlines()[0].split()[:2] == ["run", "ndcg@3"]
+    assert compared["printed"].splitlines()[0].split() == [
+        "run",
+        "ndcg@3",
+        "ndcg@10",
+        "ndcg",
+        "P@3",
+        "map",
+        "queries",
+        "missing",
+        "skipped",
+    ]
 
 
 def test_the_evaluators_refusals_name_its_parameters_and_the_fix(both: tuple[dict, dict]) -> None:
