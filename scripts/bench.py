@@ -37,6 +37,10 @@ local session and on a local Spark Connect server, in a plain Python process eac
 costs on each kind of session. Their means must equal the job's. Their peak RSS is the Python
 process's alone: the JVM it starts is not its child as spark-submit's is, and is not counted.
 
+--measures also times the job with every measure beside NDCG (P, recall, map_cut and success at
+the same cutoffs; map, recip_rank, Rprec, bpref) as "job_measures", in turn with the job on the same
+data; its NDCG means must equal the job's, and the report gives the ratio of the two.
+
 --skew F also generates a dataset of the same number of result rows in which one query holds the
 fraction F of them, and runs the job (and DuckDB) on it as well: "job_skewed" against "job".
 """
@@ -61,6 +65,22 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 KS = (5, 10, 20, 100)
+_CUTOFFS = ",".join(map(str, KS))
+# --measures: every measure beside NDCG, at the same cutoffs where it takes one.
+EVERY_MEASURE = tuple(
+    part
+    for measure in (
+        f"P.{_CUTOFFS}",
+        f"recall.{_CUTOFFS}",
+        f"map_cut.{_CUTOFFS}",
+        "success.1,5,10",
+        "map",
+        "recip_rank",
+        "Rprec",
+        "bpref",
+    )
+    for part in ("--measure", measure)
+)
 TOLERANCE = 1e-9
 CHUNK_ROWS = 2_000_000
 
@@ -360,7 +380,7 @@ def job_means(output: Path) -> dict[str, float]:
     import pyarrow.parquet as pq
 
     table = pq.read_table(output / "summary").to_pylist()
-    return {str(row["k"]): row["ndcg"] for row in table if row["k"] is not None}
+    return {str(row["k"]): row["ndcg"] for row in table if row["measure"] == "ndcg_cut"}
 
 
 def _epoch(iso: str) -> float:
@@ -446,6 +466,7 @@ def main() -> None:
     parser.add_argument("--judged", type=int, default=30)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--skew", type=float, default=0.0, help="also run the job on a skewed dataset")
+    parser.add_argument("--measures", action="store_true", help="also run the job with every measure beside NDCG")
     parser.add_argument("--driver-memory", default="4g")
     parser.add_argument("--peers", default=",".join([*DEFAULT_PEERS, *SPARK_PEERS]), help="peers to run when installed")
     parser.add_argument("--data", default=str(ROOT / "bench-data"))
@@ -485,7 +506,7 @@ def main() -> None:
     scripts = Path(tempfile.mkdtemp(prefix="ndcg-bench-"))
     ks_json = json.dumps(list(KS))
 
-    def job(name: str, data: Path, root: Path = ROOT) -> Tool:
+    def job(name: str, data: Path, root: Path = ROOT, extra: tuple[str, ...] = ()) -> Tool:
         output = scripts / f"{name}-out"
         command = [
             *spark_submit,
@@ -500,8 +521,9 @@ def main() -> None:
             ",".join(map(str, KS)),
             # The peers compute NDCG only: the HTML report (a few seconds) is left out.
             "--no-html-report",
+            *extra,
         ]
-        reference = "job" if root != ROOT else None if data == plain else "duckdb_skewed"
+        reference = "job" if root != ROOT or extra else None if data == plain else "duckdb_skewed"
         # The other checkout's package first on the path (the venv holds this one's).
         env = {"PYTHONPATH": str(root)} if root != ROOT else {}
         return Tool(name, command, lambda _stdout: job_means(output), reference, env=env)
@@ -520,6 +542,8 @@ def main() -> None:
         spark_script("rank_floor", RANK_FLOOR),
         job("job", plain),
     ]
+    if args.measures:
+        tools.append(job("job_measures", plain, extra=EVERY_MEASURE))
     if args.job_from:
         tools.append(job("job_from", plain, Path(args.job_from).resolve()))
     if skewed is not None:
@@ -593,10 +617,11 @@ def main() -> None:
         "job_ratio_to_peer": {
             name: median["job"] / value
             for name, value in median.items()
-            if name not in ("job", "job_skewed") and not name.endswith("_skewed")
+            if name not in ("job", "job_skewed", "job_measures") and not name.endswith("_skewed")
         },
         "job_from": args.job_from,
         "skewed_ratio_to_unskewed": median["job_skewed"] / median["job"] if "job_skewed" in median else None,
+        "measures_ratio_to_ndcg_alone": median["job_measures"] / median["job"] if "job_measures" in median else None,
         "disagreeing_peers": disagree,
         "differs_by_design": by_design,
         "peer_means": {tool.name: tool.last_means for tool in tools if tool.last_means is not None},
@@ -628,6 +653,8 @@ def main() -> None:
             "",
             f"skewed ({args.skew:.0%} of the rows in one query) / unskewed job: {report['skewed_ratio_to_unskewed']:.2f}",
         ]
+    if report["measures_ratio_to_ndcg_alone"] is not None:
+        lines += ["", f"every measure / NDCG alone (job_measures / job): {report['measures_ratio_to_ndcg_alone']:.2f}"]
     for name, worst in disagree.items():
         lines += ["", f"{name}: disagrees with the job by {worst:.3g} (left out)"]
     for name, worst in by_design.items():
