@@ -664,7 +664,7 @@ def main() -> None:
             " binary relevance from Python (see docs/performance.md)",
         ]
     if args.breakdown:
-        jobs = [tool for tool in tools if tool.name in ("job", "job_from")]
+        jobs = [tool for tool in tools if tool.name in ("job", "job_from", "job_measures")]
         parts = {tool.name: breakdown(tool, env, scripts / f"events-{tool.name}") for tool in jobs}
         report["breakdown"] = parts
         Path(f"{stem}.json").write_text(json.dumps(report, indent=2))

@@ -13,6 +13,7 @@ row) travel on.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from pyspark.sql import Column, DataFrame, Observation
 from pyspark.sql import functions as F
@@ -249,49 +250,104 @@ def _judged_at(k: int | None) -> str:
     return f"CASE WHEN {retrieved} > 0 THEN {judged} / {retrieved} END"
 
 
-def _struct(fields: dict[str, str]) -> str:
-    named = [f"'{name}', {value}" for name, value in fields.items()]
-    return f"named_struct({', '.join(named)})"
+@dataclass(frozen=True)
+class MeasuredRow:
+    """One (measure, k) of a (run, query) row: SQL text of its values (a missing ranked value,
+    when the run lacks the query and complete scores it, is 0)."""
+
+    measure: str
+    k: int | None
+    dcg: str
+    idcg: str
+    num_relevant: str
+    relevant_retrieved: str
+    value: str
 
 
-def _cutoff_struct(k: int | None) -> str:
-    """SQL text of one NDCG cutoff's values of a (run, query) row; a missing value (the run lacks
-    the query, scored with complete) is 0."""
-
+def _ndcg_row(k: int | None) -> MeasuredRow:
     def cut(name: str) -> str:
         zero = "0.0D" if name == c.DCG else "0L"
         return f"coalesce({sql_name(c.at_cutoff(name, k))}, {zero})"
 
     dcg, idcg = cut(c.DCG), sql_name(c.at_cutoff(c.IDCG, k))
-    return _struct(
-        {
-            c.MEASURE: f"'{c.MEASURE_UNCUT if k is None else c.MEASURE_CUT}'",
-            c.K: f"CAST({'NULL' if k is None else k} AS INT)",
-            c.DCG: dcg,
-            c.IDCG: idcg,
-            c.NUM_RELEVANT: sql_name(c.NUM_RELEVANT),
-            c.NUM_RELEVANT_RETRIEVED: cut(c.NUM_RELEVANT_RETRIEVED),
-            c.JUDGED_AT_K: _judged_at(k),
-            c.VALUE: f"CASE WHEN {idcg} > 0 THEN {dcg} / {idcg} ELSE 0.0D END",
-        }
+    return MeasuredRow(
+        c.MEASURE_UNCUT if k is None else c.MEASURE_CUT,
+        k,
+        dcg,
+        idcg,
+        sql_name(c.NUM_RELEVANT),
+        cut(c.NUM_RELEVANT_RETRIEVED),
+        f"CASE WHEN {idcg} > 0 THEN {dcg} / {idcg} ELSE 0.0D END",
     )
 
 
-def _binary_struct(measure: Measure) -> str:
-    """SQL text of a binary measure's values of a (run, query) row: no DCG, and the relevant
-    counts at the relevance level."""
-    return _struct(
-        {
-            c.MEASURE: f"'{measure.name}'",
-            c.K: f"CAST({'NULL' if measure.k is None else measure.k} AS INT)",
-            c.DCG: "CAST(NULL AS DOUBLE)",
-            c.IDCG: "CAST(NULL AS DOUBLE)",
-            c.NUM_RELEVANT: sql_name(b.NUM_RELEVANT_LEVEL),
-            c.NUM_RELEVANT_RETRIEVED: b.relevant_retrieved(measure),
-            c.JUDGED_AT_K: _judged_at(measure.k),
-            c.VALUE: b.value(measure),
-        }
+def _binary_row(measure: Measure) -> MeasuredRow:
+    """No DCG; the relevant counts at the relevance level."""
+    return MeasuredRow(
+        measure.name,
+        measure.k,
+        "CAST(NULL AS DOUBLE)",
+        "CAST(NULL AS DOUBLE)",
+        sql_name(b.NUM_RELEVANT_LEVEL),
+        b.relevant_retrieved(measure),
+        b.value(measure),
     )
+
+
+def measured_rows(ks: Sequence[int], uncut: bool, binary: Binary | None) -> list[MeasuredRow]:
+    """Every (measure, k) a (run, query) row is reported at: NDCG's cutoffs, then the others."""
+    return [*[_ndcg_row(k) for k in cutoff_ks(ks, uncut)], *[_binary_row(m) for m in (binary.measures if binary else ())]]
+
+
+def _column(kind: str, index: int) -> str:
+    return f"_{kind}_{index}"
+
+
+def _judged_column(k: int | None) -> str:
+    return c.at_cutoff("_judged_at", k)
+
+
+def measured(pairs: DataFrame, rows: Sequence[MeasuredRow]) -> DataFrame:
+    """The (run, query) rows with each (measure, k)'s values and each cutoff's judged@k as plain
+    columns: what both the long per_query rows and the summary read. Computing them once, in a
+    projection of their own, keeps the code Spark generates for the long rows small (24
+    measures' expressions inline in one explode fell back from whole-stage code generation and
+    ran ten times slower)."""
+    query_id, retrieved = sql_name(c.QUERY_ID), sql_name(c.NUM_RETRIEVED)
+    per_row = {}
+    for i, row in enumerate(rows):
+        per_row.update(
+            {
+                _column("dcg", i): row.dcg,
+                _column("idcg", i): row.idcg,
+                _column("rel", i): row.num_relevant,
+                _column("ret", i): row.relevant_retrieved,
+                _column("value", i): row.value,
+            }
+        )
+    judged = {_judged_column(k): _judged_at(k) for k in dict.fromkeys(row.k for row in rows)}
+    return pairs.select(
+        c.RUN_ID,
+        F.expr(f"CAST({query_id} AS STRING) AS {query_id}"),
+        F.expr(f"CAST(coalesce({retrieved}, 0) AS BIGINT) AS {retrieved}"),
+        c.NUM_JUDGED,
+        *[F.expr(f"{text} AS {sql_name(name)}") for name, text in {**per_row, **judged}.items()],
+    )
+
+
+def _struct(row: MeasuredRow, i: int) -> str:
+    fields = {
+        c.MEASURE: f"'{row.measure}'",
+        c.K: f"CAST({'NULL' if row.k is None else row.k} AS INT)",
+        c.DCG: sql_name(_column("dcg", i)),
+        c.IDCG: sql_name(_column("idcg", i)),
+        c.NUM_RELEVANT: sql_name(_column("rel", i)),
+        c.NUM_RELEVANT_RETRIEVED: sql_name(_column("ret", i)),
+        c.JUDGED_AT_K: sql_name(_judged_column(row.k)),
+        c.VALUE: sql_name(_column("value", i)),
+    }
+    named = [f"'{name}', {value}" for name, value in fields.items()]
+    return f"named_struct({', '.join(named)})"
 
 
 PER_QUERY_COLUMNS = (
@@ -316,21 +372,21 @@ def per_query_rows(pairs: DataFrame, ks: Sequence[int], uncut: bool, variant: st
     """Long format: one row per (run, query, measure, cutoff); NDCG's uncut row has measure
     'ndcg', k NULL. `value` holds every measure's value, `ndcg` the NDCG rows' (NULL on the
     others). `variant` (Options.variant) says how the values were computed."""
-    structs = [_cutoff_struct(k) for k in cutoff_ks(ks, uncut)]
-    structs += [_binary_struct(measure) for measure in (binary.measures if binary else ())]
-    query_id, retrieved = sql_name(c.QUERY_ID), sql_name(c.NUM_RETRIEVED)
+    rows = measured_rows(ks, uncut, binary)
+    structs = ", ".join(_struct(row, i) for i, row in enumerate(rows))
     is_ndcg = F.col(c.MEASURE).isin(c.MEASURE_CUT, c.MEASURE_UNCUT)
     computed = {
         c.NDCG: F.when(is_ndcg, F.col(c.VALUE)).alias(c.NDCG),
         c.VARIANT: F.lit(variant).alias(c.VARIANT),
     }
     return (
-        pairs.select(
+        measured(pairs, rows)
+        .select(
             c.RUN_ID,
-            F.expr(f"CAST({query_id} AS STRING) AS {query_id}"),
-            F.expr(f"CAST(coalesce({retrieved}, 0) AS BIGINT) AS {retrieved}"),
+            c.QUERY_ID,
+            c.NUM_RETRIEVED,
             c.NUM_JUDGED,
-            F.expr(f"explode(array({', '.join(structs)})) AS {sql_name(c.CUTOFFS)}"),
+            F.expr(f"explode(array({structs})) AS {sql_name(c.CUTOFFS)}"),
         )
         .select("*", f"{c.CUTOFFS}.*")
         .select(*[computed.get(name, F.col(name)) for name in PER_QUERY_COLUMNS])

@@ -104,3 +104,37 @@ def test_value_equals_ndcg_on_the_ndcg_rows_and_ndcg_is_null_elsewhere(spark: Sp
             assert row[c.VALUE] == row[c.NDCG] and row[c.DCG] is not None
         else:
             assert row[c.NDCG] is None and row[c.DCG] is None and row[c.IDCG] is None
+
+
+def test_the_worked_example_of_the_docs(spark: SparkSession) -> None:
+    """docs/semantics.md: a, c, b, z ranked; a 3, b 2, c 0, d 1 judged; relevance level 2."""
+    judgments = rows_frame(spark, [("q", "a", 3), ("q", "b", 2), ("q", "c", 0), ("q", "d", 1)], JUDGMENTS_DDL)
+    ranked = ["a", "c", "b", "z"]
+    results = rows_frame(spark, [("r", "q", doc, float(4 - i), None) for i, doc in enumerate(ranked)], RESULTS_DDL)
+    rows = scored_per_query(
+        results,
+        judgments,
+        ks=[5],
+        measures=["P.1,2", "recall.2", "map", "map_cut.2", "RR", "Rprec", "Success@1", "bpref"],
+        relevance_level=2,
+    ).collect()
+    got = {(row[c.MEASURE], row[c.K]): row[c.VALUE] for row in rows}
+    assert got == pytest.approx(
+        {
+            ("P", 1): 1.0,
+            ("P", 2): 0.5,
+            ("recall", 2): 0.5,
+            ("map", None): (1 + 2 / 3) / 2,
+            ("map_cut", 2): 0.5,
+            ("recip_rank", None): 1.0,
+            ("Rprec", None): 0.5,
+            ("success", 1): 1.0,
+            ("bpref", None): 0.75,
+            ("ndcg_cut", 5): got[("ndcg_cut", 5)],
+            ("ndcg", None): got[("ndcg", None)],
+        },
+        abs=1e-12,
+    )
+    binary = {(row[c.MEASURE], row[c.K]): row for row in rows if row[c.NDCG] is None}
+    assert {row[c.NUM_RELEVANT] for row in binary.values()} == {2}  # R at level 2, not the 3 graded > 0
+    assert binary[("P", 2)][c.NUM_RELEVANT_RETRIEVED] == 1 and binary[("map", None)][c.NUM_RELEVANT_RETRIEVED] == 2
