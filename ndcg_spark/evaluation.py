@@ -25,7 +25,7 @@ from ndcg_spark.option_values import GainTable
 from ndcg_spark.options import GAIN_LINEAR, ORDER_BY_SCORE, Gain, Options, OrderBy
 from ndcg_spark.progress import step
 from ndcg_spark.scoring.binary import binary_of
-from ndcg_spark.scoring.dcg import JUDGED_QUERIES, evaluated_pairs, per_query_rows, query_pairs
+from ndcg_spark.scoring.dcg import JUDGED_QUERIES, evaluated_pairs, measured, measured_rows, per_query_rows, query_pairs
 from ndcg_spark.scoring.ranking import FIRST_INPUT, LAST_INPUT
 from ndcg_spark.scoring.slices import (
     SLICE,
@@ -35,7 +35,7 @@ from ndcg_spark.scoring.slices import (
     query_slices,
     slice_summary,
 )
-from ndcg_spark.scoring.summary import COUNTS_ROW, RETRIEVED_JUDGED, SUMMARY_COLUMNS, summarize, summary_and_counts
+from ndcg_spark.scoring.summary import COUNTS_ROW, RETRIEVED_JUDGED, summarize, summary_and_counts, summary_rows
 from ndcg_spark.spark_conf import post_pass_settings, session_settings
 
 Materialize = Callable[[DataFrame], DataFrame]
@@ -189,13 +189,13 @@ def _report(
     """The summary, comparison and slices, from the materialized (run, query) rows."""
     pairs, judged, retrieved = scored.pairs, scored.judgments, scored.results
     binary = binary_of(options.measures, options.relevance_level)
-    per_query = evaluated_pairs(pairs, options.ks, options.uncut, options.complete, binary).transform(
-        lambda df: per_query_rows(df, options.ks, options.uncut, options.variant, binary)
-    )
+    evaluated = evaluated_pairs(pairs, options.ks, options.uncut, options.complete, binary)
+    per_query = per_query_rows(evaluated, options.ks, options.uncut, options.variant, binary)
     with step("summary") as counts:
-        rows = summary_and_counts(per_query, pairs).collect()
+        measures = measured_rows(options.ks, options.uncut, binary)
+        rows = summary_and_counts(measured(evaluated, measures), measures, pairs).collect()
         summary = sorted(
-            (Row(**{name: row[name] for name in SUMMARY_COLUMNS}) for row in rows if not row[COUNTS_ROW]),
+            (line for row in rows if not row[COUNTS_ROW] for line in summary_rows(row, measures, options.variant)),
             key=lambda row: (row[c.RUN_ID], *_measure_order(row)),
         )
         judged_queries = scored.judged_queries

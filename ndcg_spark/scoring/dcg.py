@@ -303,7 +303,13 @@ def _column(kind: str, index: int) -> str:
     return f"_{kind}_{index}"
 
 
-def _judged_column(k: int | None) -> str:
+def value_column(index: int) -> str:
+    """The column of measured() holding the value of the index-th of measured_rows."""
+    return _column("value", index)
+
+
+def judged_column(k: int | None) -> str:
+    """The column of measured() holding judged@k."""
     return c.at_cutoff("_judged_at", k)
 
 
@@ -325,7 +331,7 @@ def measured(pairs: DataFrame, rows: Sequence[MeasuredRow]) -> DataFrame:
                 _column("value", i): row.value,
             }
         )
-    judged = {_judged_column(k): _judged_at(k) for k in dict.fromkeys(row.k for row in rows)}
+    judged = {judged_column(k): _judged_at(k) for k in dict.fromkeys(row.k for row in rows)}
     return pairs.select(
         c.RUN_ID,
         F.expr(f"CAST({query_id} AS STRING) AS {query_id}"),
@@ -343,7 +349,7 @@ def _struct(row: MeasuredRow, i: int) -> str:
         c.IDCG: sql_name(_column("idcg", i)),
         c.NUM_RELEVANT: sql_name(_column("rel", i)),
         c.NUM_RELEVANT_RETRIEVED: sql_name(_column("ret", i)),
-        c.JUDGED_AT_K: sql_name(_judged_column(row.k)),
+        c.JUDGED_AT_K: sql_name(judged_column(row.k)),
         c.VALUE: sql_name(_column("value", i)),
     }
     named = [f"'{name}', {value}" for name, value in fields.items()]

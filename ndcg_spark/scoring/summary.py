@@ -3,13 +3,15 @@ counts, from the per-query rows."""
 
 from __future__ import annotations
 
-from pyspark.sql import Column, DataFrame
+from collections.abc import Sequence
+
+from pyspark.sql import Column, DataFrame, Row
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
 from ndcg_spark.frames import indicator
-from ndcg_spark.scoring.dcg import is_judged, is_retrieved
+from ndcg_spark.scoring.dcg import MeasuredRow, is_judged, is_retrieved, judged_column, value_column
 from ndcg_spark.scoring.ranking import FIRST_INPUT, LAST_INPUT
 
 SUMMARY_COLUMNS = (c.RUN_ID, c.MEASURE, c.K, c.NDCG, c.NUM_QUERIES, c.JUDGED_AT_K, c.VARIANT, c.VALUE)
@@ -63,37 +65,60 @@ def _null(frame: DataFrame, name: str) -> Column:
     return F.lit(None).cast(frame.schema[name].dataType).alias(name)
 
 
-def summary_and_counts(per_query: DataFrame, pairs: DataFrame) -> DataFrame:
-    """summarize(per_query), and per run the queries it retrieved (NUM_QUERIES) and of those the
-    judged ones (RETRIEVED_JUDGED; the rest are skipped), in one aggregation over the union of
-    both: the report reads the staged pairs in one query, with one shuffle, where two queries
-    cost two shuffles and twice the Spark jobs. A run's counts are the rows with COUNTS_ROW set;
-    with several result inputs they also hold the lowest and highest index of the inputs the
-    run came from. The summary rows' values are those of summarize: the same exact sums."""
+def summary_and_counts(measured_pairs: DataFrame, rows: Sequence[MeasuredRow], pairs: DataFrame) -> DataFrame:
+    """Per run: the mean of every (measure, k) of `rows` and of each cutoff's judged@k over its
+    evaluated (run, query) rows (`measured_pairs`, from dcg.measured), and its counts: the
+    queries it retrieved (NUM_QUERIES) and of those the judged ones (RETRIEVED_JUDGED; the rest
+    are skipped), with several result inputs the lowest and highest index of the inputs it came
+    from. One aggregation over the union of both sides, the count rows marked COUNTS_ROW: the
+    report reads the staged pairs in one query, with one shuffle, over one row per (run, query)
+    however many measures it holds. The means are summarize's over the long rows: the same exact
+    sums (summary_rows turns them into its rows)."""
     spread = [name for name in (FIRST_INPUT, LAST_INPUT) if name in pairs.columns]
-    summary_side = per_query.select(
-        *SUMMARY_KEYS,
-        c.NDCG,
-        c.JUDGED_AT_K,
-        c.VALUE,
+    means = [value_column(i) for i in range(len(rows))] + [judged_column(k) for k in dict.fromkeys(row.k for row in rows)]
+    summary_side = measured_pairs.select(
+        c.RUN_ID,
+        *means,
         F.lit(None).cast(T.IntegerType()).alias(_JUDGED),
         *[_null(pairs, name) for name in spread],
         F.lit(False).alias(COUNTS_ROW),
     )
     counts_side = pairs.filter(is_retrieved(pairs)).select(
         c.RUN_ID,
-        *[_null(per_query, name) for name in (*SUMMARY_KEYS[1:], c.NDCG, c.JUDGED_AT_K, c.VALUE)],
+        *[_null(measured_pairs, name) for name in means],
         indicator(is_judged(pairs)).alias(_JUDGED),
         *spread,
         F.lit(True).alias(COUNTS_ROW),
     )
     return (
         summary_side.unionByName(counts_side)
-        .groupBy(*SUMMARY_KEYS, COUNTS_ROW)
+        .groupBy(c.RUN_ID, COUNTS_ROW)
         .agg(
-            *_summary_values(),
+            F.count(F.lit(1)).alias(c.NUM_QUERIES),
+            *[exact_mean(F.col(name)).alias(name) for name in means],
             F.sum(_JUDGED).cast(T.LongType()).alias(RETRIEVED_JUDGED),
             *[F.min(FIRST_INPUT).alias(FIRST_INPUT), F.max(LAST_INPUT).alias(LAST_INPUT)] if spread else [],
         )
-        .select(*SUMMARY_COLUMNS, COUNTS_ROW, RETRIEVED_JUDGED, *spread)
     )
+
+
+def summary_rows(aggregated: Row, rows: Sequence[MeasuredRow], variant: str) -> list[Row]:
+    """A run's summary rows (SUMMARY_COLUMNS) from its row of summary_and_counts."""
+    summary = []
+    for i, row in enumerate(rows):
+        value = aggregated[value_column(i)]
+        summary.append(
+            Row(
+                **{
+                    c.RUN_ID: aggregated[c.RUN_ID],
+                    c.MEASURE: row.measure,
+                    c.K: row.k,
+                    c.NDCG: value if row.measure in (c.MEASURE_CUT, c.MEASURE_UNCUT) else None,
+                    c.NUM_QUERIES: aggregated[c.NUM_QUERIES],
+                    c.JUDGED_AT_K: aggregated[judged_column(row.k)],
+                    c.VARIANT: variant,
+                    c.VALUE: value,
+                }
+            )
+        )
+    return summary

@@ -10,7 +10,8 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
-from ndcg_spark.scoring.summary import COUNTS_ROW, RETRIEVED_JUDGED, summarize, summary_and_counts
+from ndcg_spark import evaluate
+from ndcg_spark.scoring.summary import summarize
 from ndcg_spark.spark_conf import session_settings
 from tests import oracle
 from tests.conftest import rows_frame, scored_per_query
@@ -135,26 +136,23 @@ def test_summary_is_plain_mean_of_per_query(spark: SparkSession) -> None:
 
 
 def test_summary_and_counts_in_one_aggregation(spark: SparkSession) -> None:
-    """Its summary rows are summarize's, to the bit; its count rows give per run the queries
-    retrieved and the judged ones among them (a judged query no run retrieved has no run)."""
-    per_query = rows_frame(
-        spark,
-        [
-            ("r1", "ndcg_cut", 5, 0.5, 1.0, "v", 0.5),
-            ("r1", "ndcg_cut", 5, 0.1, 0.2, "v", 0.1),
-            ("r1", "ndcg", None, 0.7, 1.0, "v", 0.7),
-            ("r2", "ndcg_cut", 5, 1.0, 0.6, "v", 1.0),
-            ("r2", "P", 5, None, 0.6, "v", 0.4),
-        ],
-        "run_id string, measure string, k int, ndcg double, judged_at_k double, variant string, value double",
+    """The report's summary, from one aggregation over one row per (run, query), is summarize's
+    over the long per-query rows to the bit, for NDCG and the other measures, with --complete;
+    its count rows give per run the queries retrieved and the judged ones among them."""
+    results, judgments = _generated(seed=3)
+    report = evaluate(
+        rows_frame(spark, judgments, JUDGMENTS_DDL),
+        rows_frame(spark, [(*row, None) for row in results], RESULTS_DDL),
+        ks=(1, 5),
+        measures=["P.5,10", "map", "bpref"],
+        complete=True,
     )
-    pairs = rows_frame(
-        spark,
-        [("r1", "q1", 3), ("r1", "q2", 1), ("r1", "q3", None), ("r2", "q1", 3), (None, "q4", 2)],
-        "run_id string, query_id string, num_judged bigint",
-    )
-    rows = summary_and_counts(per_query, pairs).collect()
-    summary = {tuple(row[name] for name in summarize(per_query).columns) for row in rows if not row[COUNTS_ROW]}
-    assert summary == {tuple(row) for row in summarize(per_query).collect()}
-    counts = {row[c.RUN_ID]: (row[c.NUM_QUERIES], row[RETRIEVED_JUDGED]) for row in rows if row[COUNTS_ROW]}
-    assert counts == {"r1": (3, 2), "r2": (1, 1)}
+    long = {tuple(row) for row in summarize(report.per_query).collect()}
+    assert {tuple(row) for row in report.evaluation.summary} == long
+    assert len(long) == 2 * 7
+    retrieved = {(run, query) for run, query, _, _ in results}
+    judged = {query for query, _, _ in judgments}
+    for counts in report.evaluation.runs:
+        queries = {query for run, query in retrieved if run == counts.run_id}
+        assert counts.skipped == len(queries - judged)
+        assert counts.missing == len(judged - queries)
