@@ -17,7 +17,7 @@ from pyspark.sql import types as T
 from ndcg_spark import columns as c
 from ndcg_spark.checks.inputs import require_columns
 from ndcg_spark.errors import InputError
-from ndcg_spark.scoring.summary import exact_mean
+from ndcg_spark.scoring.summary import exact_mean, ndcg_of
 
 QUERY_METADATA = "query_metadata"
 SLICE = "slice"
@@ -101,11 +101,11 @@ def slice_summary(per_query: DataFrame, query_slices_frame: DataFrame, slices: S
     )
     return (
         per_query.join(query_slices_frame, on=c.QUERY_ID, how="left")
-        .select(c.RUN_ID, c.MEASURE, c.K, c.NDCG, c.JUDGED_AT_K, c.VALUE, F.explode(pairs).alias("_slice"))
+        .select(c.RUN_ID, c.MEASURE, c.K, c.JUDGED_AT_K, c.VALUE, F.explode(pairs).alias("_slice"))
         .select("*", "_slice.*")
         .groupBy(SLICE, SLICE_VALUE, c.RUN_ID, c.MEASURE, c.K)
         .agg(
-            exact_mean(F.col(c.NDCG)).alias(c.NDCG),
+            ndcg_of(exact_mean(F.col(c.VALUE))).alias(c.NDCG),
             F.count(F.lit(1)).alias(c.NUM_QUERIES),
             exact_mean(F.col(c.JUDGED_AT_K)).alias(c.JUDGED_AT_K),
             exact_mean(F.col(c.VALUE)).alias(c.VALUE),

@@ -39,12 +39,19 @@ SUMMARY_KEYS = (c.RUN_ID, c.MEASURE, c.K, c.VARIANT)
 
 def _summary_values() -> list[Column]:
     """A summary row's values over its group of per-query rows."""
+    value = exact_mean(F.col(c.VALUE))
     return [
-        exact_mean(F.col(c.NDCG)).alias(c.NDCG),
+        ndcg_of(value).alias(c.NDCG),
         F.count(F.lit(1)).alias(c.NUM_QUERIES),
         exact_mean(F.col(c.JUDGED_AT_K)).alias(c.JUDGED_AT_K),
-        exact_mean(F.col(c.VALUE)).alias(c.VALUE),
+        value.alias(c.VALUE),
     ]
+
+
+def ndcg_of(value: Column) -> Column:
+    """The ndcg column of a group of per-query rows: its value's, on NDCG's rows (where ndcg is
+    value) only; one exact sum instead of two."""
+    return F.when(F.col(c.MEASURE).isin(c.MEASURE_CUT, c.MEASURE_UNCUT), value)
 
 
 def summarize(per_query: DataFrame) -> DataFrame:
