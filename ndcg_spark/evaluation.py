@@ -126,7 +126,7 @@ def main_pass(
         judged_only=judged_only,
         max_depth=max_depth,
         inputs=len(results.sources) > 1,
-        binary=binary_of(measures, relevance_level),
+        binary=binary_of(measures, relevance_level, gains),
     ).observe(pair_rows, F.count(F.lit(1)).alias(PAIR_ROWS))
     return MainPass(pairs, observed_judgments, observed_results, judged_queries, pair_rows)
 
@@ -188,7 +188,7 @@ def _report(
 ) -> tuple[DataFrame, Evaluation]:
     """The summary, comparison and slices, from the materialized (run, query) rows."""
     pairs, judged, retrieved = scored.pairs, scored.judgments, scored.results
-    binary = binary_of(options.measures, options.relevance_level)
+    binary = binary_of(options.measures, options.relevance_level, options.gains)
     evaluated = evaluated_pairs(pairs, options.ks, options.uncut, options.complete, binary)
     per_query = per_query_rows(evaluated, options.ks, options.uncut, options.variant, binary)
     with step("summary") as counts:

@@ -22,7 +22,8 @@ from pyspark.sql import functions as F
 from ndcg_spark import columns as c
 from ndcg_spark.frames import indicator, sql_name
 from ndcg_spark.measures import Measure
-from ndcg_spark.scoring.ranking import BIGINT, at_cutoff
+from ndcg_spark.option_values import GainTable
+from ndcg_spark.scoring.ranking import BIGINT, CUM_RELEVANT, at_cutoff
 
 # Columns of the judgments and of the ranked rows.
 RELEVANT = "_relevant"  # grade >= level
@@ -47,10 +48,22 @@ _PER_QUERY = ("Rprec", "bpref")
 @dataclass(frozen=True)
 class Binary:
     """The binary measures asked for (none of them NDCG) and the grade from which a document is
-    relevant."""
+    relevant. by_gain: relevant is gain > 0 (level 1 and the gain's own values, whose positive
+    gains are exactly the grades >= 1), so the NDCG pass's own relevant counts serve."""
 
     measures: tuple[Measure, ...]
     level: int = 1
+    by_gain: bool = False
+
+    @property
+    def cum_rel(self) -> str:
+        """The running count of relevant rows."""
+        return CUM_RELEVANT if self.by_gain else CUM_REL
+
+    @property
+    def total(self) -> str:
+        """The (run, query) row's column holding R."""
+        return c.NUM_RELEVANT if self.by_gain else NUM_RELEVANT_LEVEL
 
     def named(self, *names: str) -> list[Measure]:
         return [measure for measure in self.measures if measure.name in names]
@@ -83,7 +96,7 @@ class Binary:
 def relevance_columns(relevance: Column, binary: Binary) -> list[Column]:
     """A judgment's binary relevance (and, for bpref, whether it is judged non-relevant)."""
     level = F.lit(binary.level)
-    columns = [(relevance >= level).alias(RELEVANT)]
+    columns = [] if binary.by_gain else [(relevance >= level).alias(RELEVANT)]
     if binary.bpref:
         columns.append(((relevance >= 0) & (relevance < level)).alias(NONRELEVANT))
     return columns
@@ -95,7 +108,8 @@ def with_query_counts(gains: DataFrame, binary: Binary) -> DataFrame:
     if not binary.per_query:
         return gains
     per_query = Window.partitionBy(c.QUERY_ID)
-    counts = {QUERY_RELEVANT: F.sum(indicator(F.col(RELEVANT))).over(per_query)}
+    relevant = F.col(c.GAIN) > 0 if binary.by_gain else F.col(RELEVANT)
+    counts = {QUERY_RELEVANT: F.sum(indicator(relevant)).over(per_query)}
     if binary.bpref:
         counts[QUERY_NONRELEVANT] = F.sum(indicator(F.col(NONRELEVANT))).over(per_query)
     return gains.withColumns(counts)
@@ -104,7 +118,7 @@ def with_query_counts(gains: DataFrame, binary: Binary) -> DataFrame:
 def joined_columns(binary: Binary) -> list[str]:
     """The judgments' columns the ranked rows take from the join."""
     return [
-        RELEVANT,
+        *([] if binary.by_gain else [RELEVANT]),
         *([NONRELEVANT] if binary.bpref else []),
         *([QUERY_RELEVANT] if binary.per_query else []),
         *([QUERY_NONRELEVANT] if binary.per_query and binary.bpref else []),
@@ -113,15 +127,16 @@ def joined_columns(binary: Binary) -> list[str]:
 
 def labelled(binary: Binary) -> list[Column]:
     """The joined columns on a ranked row: an unjudged document is neither relevant nor judged
-    non-relevant."""
-    flags = [RELEVANT, *([NONRELEVANT] if binary.bpref else [])]
+    non-relevant (`gain`, already 0 for it, must be in `labelled` first)."""
+    flags = [*([] if binary.by_gain else [RELEVANT]), *([NONRELEVANT] if binary.bpref else [])]
     counts = [F.col(name) for name in joined_columns(binary) if name not in flags]
-    return [*[F.coalesce(F.col(name), F.lit(False)).alias(name) for name in flags], *counts]
+    relevant = [(F.col(c.GAIN) > 0).alias(RELEVANT)] if binary.by_gain else []
+    return [*relevant, *[F.coalesce(F.col(name), F.lit(False)).alias(name) for name in flags], *counts]
 
 
 def running_counts(binary: Binary) -> dict[str, str]:
     """Running counts in rank order: relevant rows, and judged non-relevant ones for bpref."""
-    counts = {CUM_REL: sql_name(RELEVANT)}
+    counts = {} if binary.by_gain else {CUM_REL: sql_name(RELEVANT)}
     if binary.bpref:
         counts[CUM_NONREL] = sql_name(NONRELEVANT)
     return counts
@@ -140,8 +155,8 @@ def kept_rows(binary: Binary) -> str | None:
 
 def ranked_aggregates(binary: Binary, position: str) -> list[Column]:
     """Per (run, query), over its rows at the cutoffs and its relevant rows."""
-    pos, rel, cum = sql_name(position), sql_name(RELEVANT), sql_name(CUM_REL)
-    aggregates = [at_cutoff(CUM_REL, position, k, c.at_cutoff(REL_RET, k), BIGINT) for k in [*binary.ks, None]]
+    pos, rel, cum = sql_name(position), sql_name(RELEVANT), sql_name(binary.cum_rel)
+    aggregates = [at_cutoff(binary.cum_rel, position, k, c.at_cutoff(REL_RET, k), BIGINT) for k in [*binary.ks, None]]
     precision = f"CAST({cum} AS DOUBLE) / CAST({pos} AS DOUBLE)"
     for k in binary.ap_ks:
         within = "" if k is None else f" AND {pos} <= {k}"
@@ -184,10 +199,10 @@ def pair_columns(binary: Binary) -> list[str]:
     ]
 
 
-def value(measure: Measure) -> str:
+def value(measure: Measure, binary: Binary) -> str:
     """SQL text of the measure's value on a (run, query) row; a run lacking the query (scored
     with complete) has NULL ranked columns, and scores 0."""
-    total = sql_name(NUM_RELEVANT_LEVEL)
+    total = sql_name(binary.total)
 
     def of(name: str) -> str:
         return f"coalesce(CAST({sql_name(name)} AS DOUBLE), 0.0D)"
@@ -221,7 +236,8 @@ def relevant_retrieved(measure: Measure) -> str:
     return f"coalesce({sql_name(c.at_cutoff(REL_RET, measure.k))}, 0L)"
 
 
-def binary_of(measures: Sequence[Measure], level: int) -> Binary | None:
-    """The binary measures among `measures`, or None when there are none (NDCG alone)."""
+def binary_of(measures: Sequence[Measure], level: int, gains: GainTable = ()) -> Binary | None:
+    """The binary measures among `measures`, or None when there are none (NDCG alone). gains:
+    the custom gains (a grade >= 1 may gain 0 there, so relevance cannot be read from gains)."""
     chosen = tuple(measure for measure in measures if measure.name not in ("ndcg", "ndcg_cut"))
-    return Binary(chosen, level) if chosen else None
+    return Binary(chosen, level, by_gain=level == 1 and not gains) if chosen else None

@@ -12,6 +12,7 @@ row) travel on.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -169,18 +170,18 @@ def ideal_dcg_per_query(gains: DataFrame, ks: Sequence[int], uncut: bool, binary
     functions sorted less but ran slower, each new operator kind costing a cold JVM its
     compilation (docs/performance.md, "Designs tried")."""
     order = [f"{sql_name(c.GAIN)} DESC", f"{sql_name(c.DOC_ID)} DESC"]
-    whole = b.ideal_whole(binary) if binary else None
+    whole = b.ideal_whole(binary) if binary and not binary.by_gain else None
     ideal = with_running_dcg(gains, [c.QUERY_ID], order, c.IDEAL_POSITION, c.CUM_IDCG, ks, whole=whole)
     return ideal.groupBy(c.QUERY_ID).agg(
         at_cutoff(c.IDEAL_POSITION, c.IDEAL_POSITION, None, c.NUM_JUDGED, BIGINT),
         at_cutoff(CUM_RELEVANT, c.IDEAL_POSITION, None, c.NUM_RELEVANT, BIGINT),
         *[at_cutoff(c.CUM_IDCG, c.IDEAL_POSITION, k, c.at_cutoff(c.IDCG, k)) for k in cutoff_ks(ks, uncut)],
-        *(b.ideal_aggregates() if binary else []),
+        *(b.ideal_aggregates() if binary and not binary.by_gain else []),
     )
 
 
 def ideal_columns(ks: Sequence[int], uncut: bool, binary: Binary | None = None) -> list[str]:
-    level = [b.NUM_RELEVANT_LEVEL] if binary else []
+    level = [b.NUM_RELEVANT_LEVEL] if binary and not binary.by_gain else []
     return [*IDEAL_COLUMNS, *level, *[c.at_cutoff(c.IDCG, k) for k in cutoff_ks(ks, uncut)]]
 
 
@@ -281,22 +282,22 @@ def _ndcg_row(k: int | None) -> MeasuredRow:
     )
 
 
-def _binary_row(measure: Measure) -> MeasuredRow:
+def _binary_row(measure: Measure, binary: Binary) -> MeasuredRow:
     """No DCG; the relevant counts at the relevance level."""
     return MeasuredRow(
         measure.name,
         measure.k,
         "CAST(NULL AS DOUBLE)",
         "CAST(NULL AS DOUBLE)",
-        sql_name(b.NUM_RELEVANT_LEVEL),
+        sql_name(binary.total),
         b.relevant_retrieved(measure),
-        b.value(measure),
+        b.value(measure, binary),
     )
 
 
 def measured_rows(ks: Sequence[int], uncut: bool, binary: Binary | None) -> list[MeasuredRow]:
     """Every (measure, k) a (run, query) row is reported at: NDCG's cutoffs, then the others."""
-    return [*[_ndcg_row(k) for k in cutoff_ks(ks, uncut)], *[_binary_row(m) for m in (binary.measures if binary else ())]]
+    return [*[_ndcg_row(k) for k in cutoff_ks(ks, uncut)], *([_binary_row(m, binary) for m in binary.measures] if binary else [])]
 
 
 def _column(kind: str, index: int) -> str:
@@ -313,45 +314,64 @@ def judged_column(k: int | None) -> str:
     return c.at_cutoff("_judged_at", k)
 
 
-def measured(pairs: DataFrame, rows: Sequence[MeasuredRow]) -> DataFrame:
-    """The (run, query) rows with each (measure, k)'s values and each cutoff's judged@k as plain
-    columns: what both the long per_query rows and the summary read. Computing them once, in a
-    projection of their own, keeps the code Spark generates for the long rows small (24
-    measures' expressions inline in one explode fell back from whole-stage code generation and
-    ran ten times slower)."""
-    query_id, retrieved = sql_name(c.QUERY_ID), sql_name(c.NUM_RETRIEVED)
-    per_row = {}
+_INLINE = re.compile(r"`[^`]*`|CAST\(NULL AS DOUBLE\)")
+"""A field's SQL text that is a column or a constant: the long row reads it as it is."""
+
+
+def _fields(rows: Sequence[MeasuredRow]) -> tuple[dict[str, str], list[dict[str, str]]]:
+    """The columns measured() computes (name -> SQL text; each expression once, however many
+    measures share it, and a column the rows read as it is under its own name), and per row the
+    SQL text of each field of its long row."""
+    columns: dict[str, str] = {}
+    named: dict[str, str] = {}
+
+    def ref(text: str) -> str:
+        if _INLINE.fullmatch(text):
+            if text.startswith("`"):
+                columns[text.strip("`")] = text
+            return text
+        if text not in named:
+            named[text] = _column("field", len(named))
+            columns[named[text]] = text
+        return sql_name(named[text])
+
+    fields = []
     for i, row in enumerate(rows):
-        per_row.update(
+        columns[value_column(i)] = row.value
+        fields.append(
             {
-                _column("dcg", i): row.dcg,
-                _column("idcg", i): row.idcg,
-                _column("rel", i): row.num_relevant,
-                _column("ret", i): row.relevant_retrieved,
-                _column("value", i): row.value,
+                c.MEASURE: f"'{row.measure}'",
+                c.K: f"CAST({'NULL' if row.k is None else row.k} AS INT)",
+                c.DCG: ref(row.dcg),
+                c.IDCG: ref(row.idcg),
+                c.NUM_RELEVANT: ref(row.num_relevant),
+                c.NUM_RELEVANT_RETRIEVED: ref(row.relevant_retrieved),
+                c.JUDGED_AT_K: sql_name(judged_column(row.k)),
+                c.VALUE: sql_name(value_column(i)),
             }
         )
-    judged = {judged_column(k): _judged_at(k) for k in dict.fromkeys(row.k for row in rows)}
+    columns.update({judged_column(k): _judged_at(k) for k in dict.fromkeys(row.k for row in rows)})
+    return columns, fields
+
+
+def measured(pairs: DataFrame, rows: Sequence[MeasuredRow]) -> DataFrame:
+    """The (run, query) rows with each (measure, k)'s value and each cutoff's judged@k as plain
+    columns (value_column, judged_column): what both the long per_query rows and the summary
+    read. Computing them once, in a projection of their own, keeps the code Spark generates for
+    the long rows small (24 measures' expressions inline in one explode fell back from
+    whole-stage code generation and ran ten times slower)."""
+    query_id, retrieved = sql_name(c.QUERY_ID), sql_name(c.NUM_RETRIEVED)
+    columns, _ = _fields(rows)
     return pairs.select(
         c.RUN_ID,
         F.expr(f"CAST({query_id} AS STRING) AS {query_id}"),
         F.expr(f"CAST(coalesce({retrieved}, 0) AS BIGINT) AS {retrieved}"),
         c.NUM_JUDGED,
-        *[F.expr(f"{text} AS {sql_name(name)}") for name, text in {**per_row, **judged}.items()],
+        *[F.expr(f"{text} AS {sql_name(name)}") for name, text in columns.items()],
     )
 
 
-def _struct(row: MeasuredRow, i: int) -> str:
-    fields = {
-        c.MEASURE: f"'{row.measure}'",
-        c.K: f"CAST({'NULL' if row.k is None else row.k} AS INT)",
-        c.DCG: sql_name(_column("dcg", i)),
-        c.IDCG: sql_name(_column("idcg", i)),
-        c.NUM_RELEVANT: sql_name(_column("rel", i)),
-        c.NUM_RELEVANT_RETRIEVED: sql_name(_column("ret", i)),
-        c.JUDGED_AT_K: sql_name(judged_column(row.k)),
-        c.VALUE: sql_name(_column("value", i)),
-    }
+def _struct(fields: dict[str, str]) -> str:
     named = [f"'{name}', {value}" for name, value in fields.items()]
     return f"named_struct({', '.join(named)})"
 
@@ -379,7 +399,7 @@ def per_query_rows(pairs: DataFrame, ks: Sequence[int], uncut: bool, variant: st
     'ndcg', k NULL. `value` holds every measure's value, `ndcg` the NDCG rows' (NULL on the
     others). `variant` (Options.variant) says how the values were computed."""
     rows = measured_rows(ks, uncut, binary)
-    structs = ", ".join(_struct(row, i) for i, row in enumerate(rows))
+    structs = ", ".join(_struct(fields) for fields in _fields(rows)[1])
     is_ndcg = F.col(c.MEASURE).isin(c.MEASURE_CUT, c.MEASURE_UNCUT)
     computed = {
         c.NDCG: F.when(is_ndcg, F.col(c.VALUE)).alias(c.NDCG),
