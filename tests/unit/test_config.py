@@ -161,3 +161,26 @@ def test_named_results_from_a_config_table(tmp_path: Path) -> None:
     path = tmp_path / "c.toml"
     path.write_text('[input]\njudgments = "j"\nresults = {bm25 = "/r/bm25", dense = "/r/dense"}\n[output]\npath = "o"\n')
     assert parse_args(["--config", str(path)]).named_results == (("bm25", "/r/bm25"), ("dense", "/r/dense"))
+
+
+CONF = Path(__file__).resolve().parents[2] / "conf"
+
+
+@pytest.mark.parametrize("name", sorted(path.name for path in CONF.glob("*.toml")))
+def test_the_example_configs_are_valid(name: str) -> None:
+    """conf/'s examples, as a team would copy them: every key known, every value valid."""
+    config = parse_args(["--config", str(CONF / name), "--judgments", "j", "--results", "r", "--output", "o"])
+    assert config.options.ks
+
+
+def test_measures_from_flags_file_and_keywords(tmp_path: Path) -> None:
+    """--measure repeated, [evaluation] measures, the flags replacing the file's; ndcg_cut joins --k."""
+    config_file = tmp_path / "c.toml"
+    config_file.write_text('[evaluation]\nmeasures = ["map", "P@5"]\nrelevance_level = 2\n')
+    base = ["--judgments", "j", "--results", "r", "--output", "o"]
+    from_file = parse_args([*base, "--config", str(config_file)]).options
+    assert [m.asked for m in from_file.measures] == ["map", "P.5"] and from_file.relevance_level == 2
+    flags = parse_args([*base, "--config", str(config_file), "--measure", "P.5,10", "--measure", "ndcg_cut.7", "--k", "5"])
+    assert [m.asked for m in flags.options.measures] == ["P.5", "P.10"]
+    assert flags.options.ks == (5, 7) and flags.options.relevance_level == 2
+    assert flags.options.recorded()["measures"] == ["P.5", "P.10"]
