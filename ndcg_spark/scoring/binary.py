@@ -126,11 +126,11 @@ def joined_columns(binary: Binary) -> list[str]:
 
 
 def labelled(binary: Binary) -> list[Column]:
-    """The joined columns on a ranked row: an unjudged document is neither relevant nor judged
-    non-relevant (`gain`, already 0 for it, must be in `labelled` first)."""
+    """The joined columns on a ranked row, right after the join: an unjudged document (NULL
+    gain) is neither relevant nor judged non-relevant."""
     flags = [*([] if binary.by_gain else [RELEVANT]), *([NONRELEVANT] if binary.bpref else [])]
     counts = [F.col(name) for name in joined_columns(binary) if name not in flags]
-    relevant = [(F.col(c.GAIN) > 0).alias(RELEVANT)] if binary.by_gain else []
+    relevant = [(F.coalesce(F.col(c.GAIN), F.lit(0.0)) > 0).alias(RELEVANT)] if binary.by_gain else []
     return [*relevant, *[F.coalesce(F.col(name), F.lit(False)).alias(name) for name in flags], *counts]
 
 
@@ -179,24 +179,14 @@ def ranked_aggregates(binary: Binary, position: str) -> list[Column]:
 _LEVEL_RELEVANT = "_level_relevant"
 
 
-def ideal_whole(binary: Binary) -> dict[str, str]:
+def ideal_whole() -> dict[str, str]:
     """R over the whole ideal list, before rows of gain 0 (a relevant grade may gain 0) leave it."""
     return {_LEVEL_RELEVANT: f"sum(CASE WHEN {sql_name(RELEVANT)} THEN 1 ELSE 0 END)"}
 
 
 def ideal_aggregates() -> list[Column]:
+    """R at the level, per judged query."""
     return [F.expr(f"CAST(max({sql_name(_LEVEL_RELEVANT)}) AS BIGINT) AS {sql_name(NUM_RELEVANT_LEVEL)}")]
-
-
-def pair_columns(binary: Binary) -> list[str]:
-    """The ranked side's columns of a (run, query) row."""
-    return [
-        *[c.at_cutoff(REL_RET, k) for k in [*binary.ks, None]],
-        *[c.at_cutoff(AP_SUM, k) for k in binary.ap_ks],
-        *([FIRST_REL] if binary.named("recip_rank") else []),
-        *([RPREC_REL] if binary.named("Rprec") else []),
-        *([BPREF_SUM] if binary.bpref else []),
-    ]
 
 
 def value(measure: Measure, binary: Binary) -> str:
