@@ -217,7 +217,8 @@ def _slices_section(data: ReportData) -> str:
     if not rows:
         return ""
     header = ["slice", "value", "run", *[measure_label(*cut) for cut in cutoffs], "queries"]
-    return f"<h2>By slice, at k = {data.k}</h2>" + _table(header, rows)
+    titled = f"NDCG@{data.k}" if len(cutoffs) == 1 else f"The measures at k = {data.k}"
+    return f"<h2>{titled} by slice</h2>" + _table(header, rows)
 
 
 def render(data: ReportData) -> str:
