@@ -138,3 +138,15 @@ def test_the_worked_example_of_the_docs(spark: SparkSession) -> None:
     binary = {(row[c.MEASURE], row[c.K]): row for row in rows if row[c.NDCG] is None}
     assert {row[c.NUM_RELEVANT] for row in binary.values()} == {2}  # R at level 2, not the 3 graded > 0
     assert binary[("P", 2)][c.NUM_RELEVANT_RETRIEVED] == 1 and binary[("map", None)][c.NUM_RELEVANT_RETRIEVED] == 2
+
+
+def test_custom_gains_leave_relevance_to_the_grade(spark: SparkSession) -> None:
+    """--gains 1=0: grade 1 gains nothing for NDCG, yet is relevant at level 1 for P and recall
+    (trec_eval's gains apply to ndcg only)."""
+    judgments = rows_frame(spark, [("q", "a", 1), ("q", "b", 2), ("q", "c", 0)], JUDGMENTS_DDL)
+    results = rows_frame(spark, [("r", "q", doc, float(3 - i), None) for i, doc in enumerate(["a", "c", "b"])], RESULTS_DDL)
+    rows = scored_per_query(results, judgments, ks=[1], measures=["P.1", "recall.2", "Rprec"], gains={1: 0.0}).collect()
+    got = {(row[c.MEASURE], row[c.K]): row for row in rows}
+    assert got[("ndcg_cut", 1)][c.VALUE] == 0.0  # a gains 0
+    assert (got[("P", 1)][c.VALUE], got[("recall", 2)][c.VALUE], got[("Rprec", None)][c.VALUE]) == (1.0, 0.5, 0.5)
+    assert got[("P", 1)][c.NUM_RELEVANT] == 2 and got[("ndcg_cut", 1)][c.NUM_RELEVANT] == 1
