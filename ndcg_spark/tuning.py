@@ -22,7 +22,7 @@ from ndcg_spark import columns as c
 from ndcg_spark.api import evaluate
 from ndcg_spark.checks.inputs import ARE_NAN
 from ndcg_spark.errors import ConfigError, InputError
-from ndcg_spark.measures import MEASURE_NAMES, Measure, MeasureName, cut, parse_measures
+from ndcg_spark.measures import DEFAULT_CUTOFFS, NDCG_MEASURES, Measure, MeasureName, parse_measures
 from ndcg_spark.options import GAIN_LINEAR, Gain
 
 DEFAULT_K = 10
@@ -41,7 +41,7 @@ def measure_of(metric: str, k: int) -> Measure:
     """The measure a metricName names: one of Spark's names, trec_eval's (P, map, ndcg_cut.5) or
     ir_measures' (P@5, AP, RR); a measure that takes a cutoff and names none is cut at k."""
     name = SPARK_METRICS.get(metric, metric)
-    if name in MEASURE_NAMES and cut(cast(MeasureName, name)):
+    if name in DEFAULT_CUTOFFS:
         return Measure(cast(MeasureName, name), k)
     try:
         (measure,) = parse_measures(name)
@@ -219,7 +219,7 @@ class NdcgEvaluator(Evaluator, HasLabelCol, HasPredictionCol, DefaultParamsReada
                 ks=(self.getK() if measure.k is None else measure.k,),
                 gain=cast(Gain, self.getGain()),  # checked by evaluate, as the job's --gain
                 uncut=measure.name == c.MEASURE_UNCUT,
-                measures=[] if measure.name in (c.MEASURE_CUT, c.MEASURE_UNCUT) else [measure],
+                measures=[] if measure.name in NDCG_MEASURES else [measure],
                 relevance_level=self.getRelevanceLevel(),
                 columns={"query_id": query, "doc_id": doc, "relevance": label, "score": prediction},
             )

@@ -20,10 +20,6 @@ Column = tuple[str, int | None]
 """A column of the tables: a measure at a cutoff (None: uncut)."""
 
 
-def measure_label(measure: str, k: int | None) -> str:
-    return label(measure, k)
-
-
 def summary_cutoffs(rows: Iterable[Any]) -> list[Column]:
     """The (measure, k) of summary-like rows in reading order: NDCG first, k ascending, each
     uncut measure after its cutoffs."""
@@ -69,7 +65,7 @@ def comparison_cells(row: cmp.ComparisonRow) -> dict[str, str]:
     difference = row.mean_difference
     return {
         c.RUN_ID: row.run_id,
-        c.MEASURE: measure_label(row.measure, row.k),
+        c.MEASURE: label(row.measure, row.k),
         cmp.NUM_QUERIES: str(row.num_queries),
         cmp.NDCG_BASELINE: format_number(row.ndcg_baseline),
         cmp.NDCG_RUN: format_number(row.ndcg_run),
@@ -118,24 +114,34 @@ def format_comparison(rows: list[cmp.ComparisonRow]) -> str:
     return "\n".join([*_aligned(lines), *notes])
 
 
-def format_slices(rows: Sequence[Any]) -> str:
-    """Per slice value and run, each measure at each cutoff (the first MAX_SLICE_LINES lines)."""
-    if not rows:
-        return ""
+def slice_lines(rows: Sequence[Any]) -> tuple[list[Column], list[list[str]]]:
+    """Slice-summary rows as a table's columns and lines: per (slice, value, run), the mean of
+    each (measure, k) and the queries, for the printed table and the HTML page."""
     cutoffs = summary_cutoffs(rows)
     groups: dict[tuple[str, str | None, str], dict[Column, Any]] = {}
     for row in rows:
         groups.setdefault((row[SLICE], row[SLICE_VALUE], row[c.RUN_ID]), {})[(row[c.MEASURE], row[c.K])] = row
-    lines: list[Sequence[str]] = [["slice", "value", "run", *[measure_label(*cut) for cut in cutoffs], "queries"]]
-    for (name, value, run), by_k in list(groups.items())[:MAX_SLICE_LINES]:
-        queries = max(row[c.NUM_QUERIES] for row in by_k.values())
-        lines.append(
-            [name, "(null)" if value is None else value, run]
-            + [format_number(by_k[cut][c.VALUE]) if cut in by_k else "-" for cut in cutoffs]
-            + [str(queries)]
-        )
-    notes = [] if len(groups) <= MAX_SLICE_LINES else [f"... {len(groups) - MAX_SLICE_LINES} more in the slices dataset"]
-    return "\n".join([*_aligned(lines), *notes])
+    lines = [
+        [
+            name,
+            "(null)" if value is None else value,
+            run,
+            *[format_number(by_cut[cut][c.VALUE]) if cut in by_cut else "-" for cut in cutoffs],
+            str(max(row[c.NUM_QUERIES] for row in by_cut.values())),
+        ]
+        for (name, value, run), by_cut in groups.items()
+    ]
+    return cutoffs, lines
+
+
+def format_slices(rows: Sequence[Any]) -> str:
+    """Per slice value and run, each measure at each cutoff (the first MAX_SLICE_LINES lines)."""
+    if not rows:
+        return ""
+    cutoffs, lines = slice_lines(rows)
+    header = ["slice", "value", "run", *[label(*cut) for cut in cutoffs], "queries"]
+    notes = [] if len(lines) <= MAX_SLICE_LINES else [f"... {len(lines) - MAX_SLICE_LINES} more in the slices dataset"]
+    return "\n".join([*_aligned([header, *lines[:MAX_SLICE_LINES]]), *notes])
 
 
 def baseline_first(runs: Sequence[RunCounts], baseline: str | None) -> list[RunCounts]:
@@ -151,7 +157,7 @@ def format_table(evaluation: Evaluation, complete: str = COMPLETE_FLAG) -> str:
     cutoffs = summary_cutoffs(evaluation.summary)
     values = summary_values(evaluation.summary)
     runs = [counts.run_id for counts in evaluation.runs]
-    header = ["run", *[measure_label(*cut) for cut in cutoffs], "queries", "missing", "skipped"]
+    header = ["run", *[label(*cut) for cut in cutoffs], "queries", "missing", "skipped"]
     lines: list[Sequence[str]] = [header]
     baseline = evaluation.comparison[0].baseline if evaluation.comparison else None
     for counts in baseline_first(evaluation.runs, baseline):

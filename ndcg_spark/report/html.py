@@ -21,17 +21,17 @@ from plotly.offline import get_plotlyjs
 
 from ndcg_spark import columns as c
 from ndcg_spark.comparison import rows as cmp
+from ndcg_spark.measures import NDCG_MEASURES, label
 from ndcg_spark.report.data import HISTOGRAM_BINS, QUANTILES, ReportData
 from ndcg_spark.report.formatting import (
     INTERVAL,
     WINS_TIES_LOSSES,
     comparison_cells,
     format_number,
-    measure_label,
+    slice_lines,
     summary_cutoffs,
     summary_variants,
 )
-from ndcg_spark.scoring.slices import SLICE, SLICE_VALUE
 
 CHART_CLASS = "chart"
 _TEMPLATE = "plotly_white"
@@ -81,10 +81,10 @@ def _summary_section(data: ReportData) -> str:
         judged = values.get((run, c.MEASURE_CUT, data.k))
         queries = max(row[c.NUM_QUERIES] for (r, *_), row in values.items() if r == run)
         rows.append([run, *cells, queries, format_number(judged[c.JUDGED_AT_K], 2) if judged else "-"])
-    header = ["run", *[measure_label(*cut) for cut in cutoffs], "queries", f"judged@{data.k}"]
+    header = ["run", *[label(*cut) for cut in cutoffs], "queries", f"judged@{data.k}"]
     variants = summary_variants(data.summary)
     scored = f"<p>Scored with {html.escape(', '.join(variants))}.</p>" if variants else ""
-    titled = "NDCG by run and cutoff" if {name for name, _ in cutoffs} <= {c.MEASURE_CUT, c.MEASURE_UNCUT} else "Measures by run"
+    titled = "NDCG by run and cutoff" if {name for name, _ in cutoffs} <= set(NDCG_MEASURES) else "Measures by run"
     return f"<h2>{titled}</h2>" + _table(header, rows) + scored
 
 
@@ -200,23 +200,10 @@ def _trend_chart(data: ReportData) -> str:
 def _slices_section(data: ReportData) -> str:
     """Each slice value's means: NDCG@k, and every other measure at k or without a cutoff."""
     shown = [row for row in data.slices if row[c.K] in (data.k, None) and row[c.MEASURE] != c.MEASURE_UNCUT]
-    cutoffs = summary_cutoffs(shown)
-    groups: dict[tuple[str, str | None, str], dict[tuple[str, int | None], Any]] = {}
-    for row in shown:
-        groups.setdefault((row[SLICE], row[SLICE_VALUE], row[c.RUN_ID]), {})[(row[c.MEASURE], row[c.K])] = row
-    rows = [
-        [
-            name,
-            "(null)" if value is None else value,
-            run,
-            *[format_number(by_cut[cut][c.VALUE]) if cut in by_cut else "-" for cut in cutoffs],
-            max(row[c.NUM_QUERIES] for row in by_cut.values()),
-        ]
-        for (name, value, run), by_cut in groups.items()
-    ]
-    if not rows:
+    if not shown:
         return ""
-    header = ["slice", "value", "run", *[measure_label(*cut) for cut in cutoffs], "queries"]
+    cutoffs, rows = slice_lines(shown)
+    header = ["slice", "value", "run", *[label(*cut) for cut in cutoffs], "queries"]
     titled = f"NDCG@{data.k}" if len(cutoffs) == 1 else f"The measures at k = {data.k}"
     return f"<h2>{titled} by slice</h2>" + _table(header, rows)
 

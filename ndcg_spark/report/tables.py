@@ -10,11 +10,11 @@ from typing import Literal, get_args
 
 from ndcg_spark.comparison.rows import ComparisonRow
 from ndcg_spark.evaluation import Evaluation
+from ndcg_spark.measures import label
 from ndcg_spark.report.formatting import (
     baseline_first,
     format_number,
     format_p,
-    measure_label,
     summary_cutoffs,
     summary_values,
     summary_variants,
@@ -58,12 +58,11 @@ def _summary_cells(evaluation: Evaluation) -> tuple[list[str], list[list[_Cell]]
         cut: max((value for (_, *key), value in values.items() if tuple(key) == cut and value is not None), default=None)
         for cut in cutoffs
     }
-    header = ["run", *[measure_label(*cut) for cut in cutoffs], "queries"]
+    header = ["run", *[label(*cut) for cut in cutoffs], "queries"]
     rows = []
     for counts in baseline_first(evaluation.runs, baseline):
         run = counts.run_id
-        label = f"{run} (baseline)" if run == baseline else run
-        cells = [_Cell(label)]
+        cells = [_Cell(f"{run} (baseline)" if run == baseline else run)]
         for cut in cutoffs:
             value = values.get((run, *cut))
             cells.append(_Cell(format_number(value), value is not None and value == best[cut], (run, *cut) in marked))
@@ -81,7 +80,7 @@ def _comparison_cells(evaluation: Evaluation) -> tuple[list[str], list[list[_Cel
         rows.append(
             [
                 _Cell(row.run_id),
-                _Cell(measure_label(row.measure, row.k)),
+                _Cell(label(row.measure, row.k)),
                 _Cell(format_number(row.ndcg_baseline)),
                 _Cell(format_number(row.ndcg_run)),
                 _Cell(difference, significant=significant(row)),

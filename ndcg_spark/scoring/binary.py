@@ -21,7 +21,7 @@ from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
 from ndcg_spark.frames import indicator, sql_name
-from ndcg_spark.measures import Measure
+from ndcg_spark.measures import NDCG_MEASURES, Measure
 from ndcg_spark.option_values import GainTable
 from ndcg_spark.scoring.ranking import BIGINT, CUM_RELEVANT, at_cutoff
 
@@ -179,14 +179,24 @@ def ranked_aggregates(binary: Binary, position: str) -> list[Column]:
 _LEVEL_RELEVANT = "_level_relevant"
 
 
-def ideal_whole() -> dict[str, str]:
-    """R over the whole ideal list, before rows of gain 0 (a relevant grade may gain 0) leave it."""
+def ideal_whole(binary: Binary | None) -> dict[str, str]:
+    """R over the whole ideal list, before rows of gain 0 (a relevant grade may gain 0) leave it;
+    none when relevance is the gain's (the ideal side's NUM_RELEVANT is R then)."""
+    if binary is None or binary.by_gain:
+        return {}
     return {_LEVEL_RELEVANT: f"sum(CASE WHEN {sql_name(RELEVANT)} THEN 1 ELSE 0 END)"}
 
 
-def ideal_aggregates() -> list[Column]:
-    """R at the level, per judged query."""
+def ideal_aggregates(binary: Binary | None) -> list[Column]:
+    """R at the level, per judged query, when ideal_whole counted it."""
+    if not ideal_whole(binary):
+        return []
     return [F.expr(f"CAST(max({sql_name(_LEVEL_RELEVANT)}) AS BIGINT) AS {sql_name(NUM_RELEVANT_LEVEL)}")]
+
+
+def ideal_columns(binary: Binary | None) -> list[str]:
+    """The ideal side's columns of a (run, query) row for the binary measures."""
+    return [NUM_RELEVANT_LEVEL] if ideal_whole(binary) else []
 
 
 def value(measure: Measure, binary: Binary) -> str:
@@ -229,5 +239,5 @@ def relevant_retrieved(measure: Measure) -> str:
 def binary_of(measures: Sequence[Measure], level: int, gains: GainTable = ()) -> Binary | None:
     """The binary measures among `measures`, or None when there are none (NDCG alone). gains:
     the custom gains (a grade >= 1 may gain 0 there, so relevance cannot be read from gains)."""
-    chosen = tuple(measure for measure in measures if measure.name not in ("ndcg", "ndcg_cut"))
+    chosen = tuple(measure for measure in measures if measure.name not in NDCG_MEASURES)
     return Binary(chosen, level, by_gain=level == 1 and not gains) if chosen else None

@@ -21,7 +21,7 @@ from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
 from ndcg_spark.frames import sql_name
-from ndcg_spark.measures import Measure
+from ndcg_spark.measures import NDCG_MEASURES, Measure
 from ndcg_spark.option_values import GainTable
 from ndcg_spark.options import (
     GAIN_LINEAR,
@@ -170,19 +170,17 @@ def ideal_dcg_per_query(gains: DataFrame, ks: Sequence[int], uncut: bool, binary
     functions sorted less but ran slower, each new operator kind costing a cold JVM its
     compilation (docs/performance.md, "Designs tried")."""
     order = [f"{sql_name(c.GAIN)} DESC", f"{sql_name(c.DOC_ID)} DESC"]
-    whole = b.ideal_whole() if binary and not binary.by_gain else None
-    ideal = with_running_dcg(gains, [c.QUERY_ID], order, c.IDEAL_POSITION, c.CUM_IDCG, ks, whole=whole)
+    ideal = with_running_dcg(gains, [c.QUERY_ID], order, c.IDEAL_POSITION, c.CUM_IDCG, ks, whole=b.ideal_whole(binary))
     return ideal.groupBy(c.QUERY_ID).agg(
         at_cutoff(c.IDEAL_POSITION, c.IDEAL_POSITION, None, c.NUM_JUDGED, BIGINT),
         at_cutoff(CUM_RELEVANT, c.IDEAL_POSITION, None, c.NUM_RELEVANT, BIGINT),
         *[at_cutoff(c.CUM_IDCG, c.IDEAL_POSITION, k, c.at_cutoff(c.IDCG, k)) for k in cutoff_ks(ks, uncut)],
-        *(b.ideal_aggregates() if binary and not binary.by_gain else []),
+        *b.ideal_aggregates(binary),
     )
 
 
 def ideal_columns(ks: Sequence[int], uncut: bool, binary: Binary | None = None) -> list[str]:
-    level = [b.NUM_RELEVANT_LEVEL] if binary and not binary.by_gain else []
-    return [*IDEAL_COLUMNS, *level, *[c.at_cutoff(c.IDCG, k) for k in cutoff_ks(ks, uncut)]]
+    return [*IDEAL_COLUMNS, *b.ideal_columns(binary), *[c.at_cutoff(c.IDCG, k) for k in cutoff_ks(ks, uncut)]]
 
 
 def query_pairs(
@@ -400,7 +398,7 @@ def per_query_rows(pairs: DataFrame, ks: Sequence[int], uncut: bool, variant: st
     others). `variant` (Options.variant) says how the values were computed."""
     rows = measured_rows(ks, uncut, binary)
     structs = ", ".join(_struct(fields) for fields in _fields(rows)[1])
-    is_ndcg = F.col(c.MEASURE).isin(c.MEASURE_CUT, c.MEASURE_UNCUT)
+    is_ndcg = F.col(c.MEASURE).isin(*NDCG_MEASURES)
     computed = {
         c.NDCG: F.when(is_ndcg, F.col(c.VALUE)).alias(c.NDCG),
         c.VARIANT: F.lit(variant).alias(c.VARIANT),

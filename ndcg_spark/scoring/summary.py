@@ -11,6 +11,7 @@ from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
 from ndcg_spark.frames import indicator
+from ndcg_spark.measures import NDCG_MEASURES
 from ndcg_spark.scoring.dcg import MeasuredRow, is_judged, is_retrieved, judged_column, value_column
 from ndcg_spark.scoring.ranking import FIRST_INPUT, LAST_INPUT
 
@@ -51,7 +52,7 @@ def _summary_values() -> list[Column]:
 def ndcg_of(value: Column) -> Column:
     """The ndcg column of a group of per-query rows: its value's, on NDCG's rows (where ndcg is
     value) only; one exact sum instead of two."""
-    return F.when(F.col(c.MEASURE).isin(c.MEASURE_CUT, c.MEASURE_UNCUT), value)
+    return F.when(F.col(c.MEASURE).isin(*NDCG_MEASURES), value)
 
 
 def summarize(per_query: DataFrame) -> DataFrame:
@@ -120,7 +121,7 @@ def summary_rows(aggregated: Row, rows: Sequence[MeasuredRow], variant: str) -> 
                     c.RUN_ID: aggregated[c.RUN_ID],
                     c.MEASURE: row.measure,
                     c.K: row.k,
-                    c.NDCG: value if row.measure in (c.MEASURE_CUT, c.MEASURE_UNCUT) else None,
+                    c.NDCG: value if row.measure in NDCG_MEASURES else None,
                     c.NUM_QUERIES: aggregated[c.NUM_QUERIES],
                     c.JUDGED_AT_K: aggregated[judged_column(row.k)],
                     c.VARIANT: variant,
