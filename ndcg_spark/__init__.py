@@ -4,16 +4,19 @@
     report = evaluate(judgments, results, ks=(5, 10))
     report.summary.show()
 
-`evaluate` and `compare` work on DataFrames in the caller's session; `NdcgEvaluator` plugs NDCG@k
-into pyspark.ml tuning; the `ndcg-spark` command (or spark-submit jobs/evaluate_ndcg.py) runs the
-whole job: read, check, score, compare, publish."""
+`evaluate` and `compare` work on DataFrames in the caller's session; `read_report` reads a
+published report back, and `gate` says whether quality dropped against a baseline or an earlier
+report; `NdcgEvaluator` plugs NDCG@k into pyspark.ml tuning; the `ndcg-spark` command (or
+spark-submit jobs/evaluate_ndcg.py) runs the whole job: read, check, score, compare, publish."""
 
 from __future__ import annotations
 
-from ndcg_spark.api import compare, evaluate, read_qrels, read_run
+from ndcg_spark.api import compare, evaluate, gate, read_qrels, read_run
+from ndcg_spark.comparison.gate import GateRow, Verdict
 from ndcg_spark.errors import ConfigError, InputError, NdcgSparkError
 from ndcg_spark.evaluation import Evaluation, RunCounts
 from ndcg_spark.option_values import ColumnNames
+from ndcg_spark.publish.read_back import ReportNotReadable, published_dates, read_report
 from ndcg_spark.report.result import Report
 from ndcg_spark.version import package_version
 
@@ -44,8 +47,14 @@ __all__ = [
     "Report",
     "RunCounts",
     "__version__",
+    "GateRow",
+    "ReportNotReadable",
+    "Verdict",
     "compare",
     "evaluate",
+    "gate",
+    "published_dates",
     "read_qrels",
+    "read_report",
     "read_run",
 ]

@@ -7,18 +7,20 @@ Parquet instead). Classic sessions and Spark Connect alike."""
 from __future__ import annotations
 
 import inspect
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
 from ndcg_spark.checks.inputs import JUDGMENTS, RESULTS, Source, canonical_inputs, require_columns
 from ndcg_spark.comparison.compare import compare as compare_rows
+from ndcg_spark.comparison.gate import DEFAULT_ALPHA, GateRule, Verdict, gated_cutoffs, parse_alpha, parse_threshold
+from ndcg_spark.comparison.pairing import with_value
 from ndcg_spark.comparison.rows import Cutoff, Resampling, comparison_rows_frame
 from ndcg_spark.errors import ConfigError
 from ndcg_spark.evaluation import evaluate_checked
+from ndcg_spark.gating import verdict
 from ndcg_spark.io.trec import QRELS, RUN, read_trec
 from ndcg_spark.measures import report_order
 from ndcg_spark.option_values import ColumnNames
@@ -105,11 +107,9 @@ def compare(
     published per_query read back); the result has the job's comparison schema."""
     chosen = Options.of({"permutations": permutations, "bootstrap": bootstrap, "seed": seed})
     resampling = Resampling(chosen.permutations, chosen.bootstrap, chosen.seed)
-    # A per_query published before the value column holds NDCG rows only: their value is ndcg.
     valued = c.VALUE if c.VALUE in per_query.columns else c.NDCG
     require_columns(per_query, "per_query", _GIVEN, [c.RUN_ID, c.QUERY_ID, c.MEASURE, c.K, valued])
-    if valued != c.VALUE:
-        per_query = per_query.withColumn(c.VALUE, F.col(c.NDCG))
+    per_query = with_value(per_query)
     # A few run ids, put in order on the driver as the job's summary is (no sampling job);
     # NULL first, as Spark's ascending order puts it.
     runs = sorted(
@@ -121,6 +121,40 @@ def compare(
     with session_settings(spark, PLAN_CONF):
         rows = compare_rows(spark, per_query, str(baseline), runs, cutoffs, resampling)
     return comparison_rows_frame(spark, rows)
+
+
+def gate(
+    report: Report,
+    reference: Report | str,
+    *,
+    fail_on_drop: float | str,
+    alpha: float = DEFAULT_ALPHA,
+    measures: Sequence[str] = (),
+    permutations: int = DEFAULT_PERMUTATIONS,
+    bootstrap: int = DEFAULT_BOOTSTRAP,
+    seed: int = DEFAULT_SEED,
+) -> Verdict:
+    """The regression gate's verdict on `report`, as the job's --fail-on-drop gives it: against
+    `reference`, the name of a baseline run in the report, or an earlier Report (e.g.
+    read_report(output, "2026-12-04")) whose runs are paired with their namesakes over the queries
+    both scored. A (run, measure, k) fails when its mean falls by more than `fail_on_drop` (0.01,
+    or "2%" of the reference's mean) and the randomization test's Holm-corrected p is below
+    `alpha`. `measures` as `--measure` names them; by default every cutoff of NDCG."""
+    chosen = Options.of({"permutations": permutations, "bootstrap": bootstrap, "seed": seed})
+    if chosen.permutations == 0:
+        raise ConfigError("gate needs the randomization test: pass permutations above 0")
+    reported = sorted(
+        {Cutoff(row[c.MEASURE], row[c.K]) for row in report.evaluation.summary},
+        key=lambda cut: report_order(cut.measure, cut.k),
+    )
+    entries = [measures] if isinstance(measures, str) else list(measures)
+    rule = GateRule(parse_threshold(fail_on_drop), gated_cutoffs(entries, reported, "measures entry"), parse_alpha(alpha))
+    resampling = Resampling(chosen.permutations, chosen.bootstrap, chosen.seed)
+    spark = report.per_query.sparkSession
+    with session_settings(spark, PLAN_CONF):
+        if isinstance(reference, str):
+            return verdict(report, rule, resampling, baseline=reference)
+        return verdict(report, rule, resampling, earlier=reference)
 
 
 def read_qrels(spark: SparkSession, path: str) -> DataFrame:

@@ -8,6 +8,8 @@ EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
 EXIT_INPUT_REJECTED = 3
+# The regression gate failed: the report is published, and quality dropped (docs/operations.md).
+EXIT_QUALITY_DROPPED = 4
 
 
 class NdcgSparkError(Exception):

@@ -196,7 +196,7 @@ def _report(
         rows = summary_and_counts(measured(evaluated, measures), measures, pairs).collect()
         summary = sorted(
             (line for row in rows if not row[COUNTS_ROW] for line in summary_rows(row, measures, options.variant)),
-            key=lambda row: (row[c.RUN_ID], *_measure_order(row)),
+            key=lambda row: (row[c.RUN_ID], *measure_order(row)),
         )
         judged_queries = scored.judged_queries
         runs = _run_counts([row for row in rows if row[COUNTS_ROW]], judged_queries, options.complete, sources)
@@ -220,7 +220,7 @@ def _report(
                     row[SLICE_VALUE] is None,
                     row[SLICE_VALUE] or "",
                     row[c.RUN_ID],
-                    *_measure_order(row),
+                    *measure_order(row),
                 ),
             )
             counts.update(rows=len(slices))
@@ -239,7 +239,7 @@ def _report(
     )
 
 
-def _measure_order(row: Row) -> tuple[object, ...]:
+def measure_order(row: Row) -> tuple[object, ...]:
     """Rows of a few per run and cutoff are put in order on the driver (by run, measure, then k,
     NULL last): an orderBy in Spark costs a sampling job and a shuffle. Python orders strings by
     code point, which is Spark's order of their UTF-8 bytes."""

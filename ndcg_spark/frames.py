@@ -58,6 +58,7 @@ _ZEROS: dict[type[T.DataType], object] = {
     T.IntegerType: 0,
     T.LongType: 0,
     T.DoubleType: 0.0,
+    T.ArrayType: [],
 }
 
 
@@ -65,7 +66,18 @@ def _literal(value: object, field: T.StructField) -> str:
     kind = field.dataType
     if value is None:
         return f"CAST(NULL AS {kind.simpleString()})"
-    if isinstance(kind, T.StringType):
+    if isinstance(kind, T.ArrayType):
+        element = T.StructField("element", kind.elementType, kind.containsNull)
+        items = ", ".join(_literal(item, element) for item in value)  # type: ignore[attr-defined]
+        text = f"CAST(ARRAY({items}) AS {kind.simpleString()})"
+    elif isinstance(kind, T.StructType):
+        # A tuple (or Row) of the struct's fields, in order.
+        parts = ", ".join(
+            f"'{inner.name}', {_literal(item, inner)}"
+            for item, inner in zip(value, kind.fields, strict=True)  # type: ignore[call-overload]
+        )
+        text = f"NAMED_STRUCT({parts})"
+    elif isinstance(kind, T.StringType):
         text = f"CAST(X'{str(value).encode('utf-8').hex()}' AS STRING)"
     elif isinstance(kind, T.BooleanType):
         text = "TRUE" if value else "FALSE"

@@ -40,24 +40,37 @@ def compare(
         raise ConfigError(f"baseline run {baseline!r} is not in the results (runs: {', '.join(runs)})")
     pairs = paired(per_query, baseline, cutoffs).cache()
     try:
-        stats = pair_stats(pairs, cutoffs)
-        resampled: dict[str, dict[str, Any]] = {}
-        plans: dict[str, Any] = {}
-        if stats:
-            scale = fixed_scale(max(row[N_PAIRS] for row in stats.values()))
-            plan = resampling_plan(spark, stats, resampling)
-            plans = {row[c.RUN_ID]: row for row in plan.collect()}
-            observed = pairs.groupBy(c.RUN_ID).agg(
-                *[F.sum(fixed_point(F.col(cutoff_column("d", cut)), scale)).alias(cutoff_column("obs", cut)) for cut in cutoffs]
-            )
-            draws = draw_rows(pairs, plan, cutoffs, resampling, scale)
-            resampled = resampled_sums(draws, observed, cutoffs, resampling, scale)
+        return compare_pairs(spark, pairs, baseline, [run for run in runs if run != baseline], cutoffs, resampling)
     finally:
         pairs.unpersist()
+
+
+def compare_pairs(
+    spark: SparkSession,
+    pairs: DataFrame,
+    baseline: str,
+    runs: list[str],
+    cutoffs: list[Cutoff],
+    resampling: Resampling,
+) -> list[ComparisonRow]:
+    """The comparison rows of paired values (pairing.py's columns b_, r_, d_ per cutoff), one
+    per run and cutoff, runs in the given order; `baseline` names what each run was paired
+    with. The caller caches `pairs`: every test reads them."""
+    stats = pair_stats(pairs, cutoffs)
+    resampled: dict[str, dict[str, Any]] = {}
+    plans: dict[str, Any] = {}
+    if stats:
+        scale = fixed_scale(max(row[N_PAIRS] for row in stats.values()))
+        plan = resampling_plan(spark, stats, resampling)
+        plans = {row[c.RUN_ID]: row for row in plan.collect()}
+        observed = pairs.groupBy(c.RUN_ID).agg(
+            *[F.sum(fixed_point(F.col(cutoff_column("d", cut)), scale)).alias(cutoff_column("obs", cut)) for cut in cutoffs]
+        )
+        draws = draw_rows(pairs, plan, cutoffs, resampling, scale)
+        resampled = resampled_sums(draws, observed, cutoffs, resampling, scale)
     rows = [
         _row(baseline, run, cut, stats.get(run), resampled.get(run), plans.get(run), resampling)
         for run in runs
-        if run != baseline
         for cut in cutoffs
     ]
     _adjust(rows, cutoffs)

@@ -33,7 +33,7 @@ EXACT = "randomization_exact"
 BOOTSTRAP = "bootstrap"
 SEED = "seed"
 
-_SPARK_TYPE = "spark_type"
+SPARK_TYPE = "spark_type"  # a field's Spark type, where its Python type does not say it
 _SPARK_TYPES = {"str": T.StringType(), "int": T.LongType(), "float": T.DoubleType(), "bool": T.BooleanType()}
 
 
@@ -52,7 +52,7 @@ class ComparisonRow:
     baseline: str
     run_id: str
     measure: str
-    k: int | None = field(metadata={_SPARK_TYPE: T.IntegerType()})  # the per_query dataset's k
+    k: int | None = field(metadata={SPARK_TYPE: T.IntegerType()})  # the per_query dataset's k
     num_queries: int
     ndcg_baseline: float | None = None
     ndcg_run: float | None = None
@@ -76,18 +76,19 @@ class ComparisonRow:
         return tuple(getattr(self, item.name) for item in fields(self))
 
 
-def _schema(kind: type) -> T.StructType:
+def dataclass_schema(kind: type) -> T.StructType:
     """A dataclass's fields as a Spark schema: `X | None` nullable, X not; Python's int a long
     unless the field says otherwise."""
     columns = []
     for item in fields(kind):
         annotation = str(item.type)
         base = annotation.removesuffix(" | None")
-        columns.append(T.StructField(item.name, item.metadata.get(_SPARK_TYPE, _SPARK_TYPES[base]), base != annotation))
+        spark_type = item.metadata[SPARK_TYPE] if SPARK_TYPE in item.metadata else _SPARK_TYPES[base]
+        columns.append(T.StructField(item.name, spark_type, base != annotation))
     return T.StructType(columns)
 
 
-COMPARISON_SCHEMA = _schema(ComparisonRow)
+COMPARISON_SCHEMA = dataclass_schema(ComparisonRow)
 
 
 @dataclass(frozen=True)

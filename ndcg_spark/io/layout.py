@@ -11,6 +11,7 @@ PER_QUERY_DIR = "per_query"
 SUMMARY_DIR = "summary"
 COMPARISON_DIR = "comparison"
 SLICES_DIR = "slices"
+GATE_DIR = "gate"
 TREC_EVAL_DIR = "trec_eval"
 REPORT_DIR = "report"
 LATEST = "latest"  # the name of the undated report's page (and manifest)

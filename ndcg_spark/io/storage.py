@@ -19,6 +19,7 @@ _LOCAL_SCHEMES = ("file",)
 class FileInfo:
     path: str
     modified_ms: int
+    size: int = 0
 
 
 class FileSystem:
@@ -124,6 +125,11 @@ class FileSystem:
             return "\n".join(lines)
         finally:
             stream.close()
+
+    def info(self, path: str) -> FileInfo:
+        """A file's size and modification time, as a reader's listing shows them."""
+        status = self._fs.getFileStatus(self._path(path))
+        return FileInfo(str(status.getPath().toString()), int(status.getModificationTime()), int(status.getLen()))
 
     def modified_ms(self, path: str) -> int | None:
         if not self.exists(path):

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 
 from ndcg_spark import progress
-from ndcg_spark.errors import EXIT_FAILURE, EXIT_OK, ConfigError, NdcgSparkError, first_line
+from ndcg_spark.errors import EXIT_FAILURE, EXIT_OK, EXIT_QUALITY_DROPPED, ConfigError, NdcgSparkError, first_line
 from ndcg_spark.job.config import parse_args
 from ndcg_spark.job.run import repair, run
 from ndcg_spark.job.session import progress_bar
@@ -38,15 +38,32 @@ def html_report() -> Renderer:
     return render
 
 
+def require_mlflow() -> None:
+    """--mlflow-experiment without MLflow installed is a usage error, found before Spark starts."""
+    try:
+        import mlflow  # noqa: F401
+    except ImportError as error:
+        raise ConfigError(
+            f"--mlflow-experiment needs MLflow on the driver ({error}): pip install 'ndcg-spark[mlflow]',"
+            " or drop --mlflow-experiment (config file: [mlflow] experiment)"
+        ) from None
+
+
 def main(argv: Sequence[str]) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         config = parse_args(argv)
         interactive = progress_bar(progress.configure(config.log_format) == LOG_TEXT, sys.stderr)
+        if config.mlflow_experiment is not None:
+            require_mlflow()
         if config.repair:
             repair(config, interactive)
         else:
-            run(config, interactive, html_report() if config.html_report else None)
+            verdict = run(config, interactive, html_report() if config.html_report else None)
+            if verdict is not None and not verdict.passed:
+                failed = ", ".join(f"{row.run_id} {row.label} against {row.reference}" for row in verdict.failed)
+                print(f"ndcg-spark: quality dropped (the report is published): {failed}", file=sys.stderr)
+                return EXIT_QUALITY_DROPPED
     except SystemExit as usage:  # argparse has already printed its message
         return int(usage.code or 0)
     except NdcgSparkError as error:

@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, get_args
 
+from ndcg_spark.comparison.gate import DEFAULT_ALPHA, GateRule, Threshold, gated_cutoffs, parse_alpha, parse_threshold
+from ndcg_spark.comparison.rows import Cutoff, cutoffs_of
 from ndcg_spark.errors import ConfigError
 from ndcg_spark.option_values import boolean, choice, count
 from ndcg_spark.options import WHOLE_TABLE, Options, declaration, declared, flag_of, key_of
@@ -27,6 +29,25 @@ FORMATS: tuple[Format, ...] = get_args(Format)
 # NAME=PATH names a results input when NAME is a plain run name: a path such as
 # /data/date=2026-12-01 or s3://b/x=1 is a path (prefix a relative one with ./).
 _RUN_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+
+
+@dataclass(frozen=True)
+class GateSettings:
+    """The regression gate ([gate]; docs/operations.md): off without a threshold. `against`
+    names the earlier date to gate against: PREVIOUS (the latest published before this run's),
+    a date, or None (the baseline run only)."""
+
+    threshold: Threshold | None = None
+    cutoffs: tuple[Cutoff, ...] = ()
+    alpha: float = DEFAULT_ALPHA
+    against: dt.date | Literal["previous"] | None = None
+
+    @property
+    def rule(self) -> GateRule | None:
+        return None if self.threshold is None else GateRule(self.threshold, self.cutoffs, self.alpha)
+
+
+PREVIOUS: Literal["previous"] = "previous"
 
 
 @dataclass(frozen=True)
@@ -48,6 +69,8 @@ class JobConfig:
     lock_stale_after: int = DEFAULT_LOCK_STALE_SECONDS
     named_results: tuple[tuple[str, str], ...] = ()
     report_format: TableFormat = TABLE_MARKDOWN
+    gate: GateSettings = field(default_factory=GateSettings)
+    mlflow_experiment: str | None = None
 
     @property
     def result_paths(self) -> list[tuple[str | None, str]]:
@@ -120,6 +143,8 @@ _JOB_KEYS = {
     "input": ("judgments", "results", "judgments_format", "results_format", "query_metadata"),
     "output": ("path", "trec_eval", "html", "report_format", "lock_timeout", "lock_stale_after"),
     "logging": ("format",),
+    "gate": ("fail_on_drop", "measures", "alpha", "against"),
+    "mlflow": ("experiment",),
     "spark": (),  # any Spark setting: read as it is
 }
 # A job setting whose config key is not its name.
@@ -128,6 +153,8 @@ _JOB_RENAMED = {
     ("output", "trec_eval"): "trec_eval_report",
     ("output", "html"): "html_report",
     ("logging", "format"): "log_format",
+    ("gate", "measures"): "gate_measures",
+    ("mlflow", "experiment"): "mlflow_experiment",
 }
 
 
@@ -204,7 +231,75 @@ def build_config(settings: Mapping[str, Any], kind: type[Options] = Options) -> 
         raise ConfigError("slices of several results inputs need --query-metadata")
     if settings.get("eval_date") is not None:
         config = replace(config, eval_date=parse_date(settings["eval_date"]))
-    return config
+    experiment = settings.get("mlflow_experiment")
+    if experiment is not None and (not isinstance(experiment, str) or not experiment.strip()):
+        raise ConfigError(
+            f"mlflow experiment must be a name, got {experiment!r} (flag --mlflow-experiment, or [mlflow] experiment)"
+        )
+    return replace(config, gate=_gate(settings, config), mlflow_experiment=experiment or None)
+
+
+def _gate(settings: Mapping[str, Any], config: JobConfig) -> GateSettings:
+    """[gate] and its flags, checked against the rest of the configuration."""
+    against = _against(settings)
+    given = [
+        name for name, value in (("--gate-measure", settings.get("gate_measures")), ("--alpha", settings.get("alpha"))) if value
+    ]
+    if against is not None:
+        given.insert(0, "--against-previous" if against == PREVIOUS else "--against-date")
+    if settings.get("fail_on_drop") is None:
+        if given:
+            raise ConfigError(
+                f"{given[0]} gates nothing without a threshold: add --fail-on-drop (config file: [gate] fail_on_drop)"
+            )
+        return GateSettings()
+    options = config.options
+    threshold = parse_threshold(settings["fail_on_drop"], "--fail-on-drop")
+    if against is None and options.baseline is None:
+        raise ConfigError("--fail-on-drop needs a reference: --against-previous, --against-date YYYY-MM-DD or --baseline RUN")
+    if against is not None and config.eval_date is None:
+        raise ConfigError("--against-previous and --against-date compare eval dates: give this run one with --eval-date")
+    if isinstance(against, dt.date) and config.eval_date is not None and against >= config.eval_date:
+        raise ConfigError(f"--against-date {against} must be before this run's --eval-date {config.eval_date}")
+    if options.permutations == 0:
+        raise ConfigError("--fail-on-drop needs the randomization test: set --permutations above 0")
+    entries = settings.get("gate_measures") or ()
+    entries = [entries] if isinstance(entries, str) else list(entries)
+    reported = cutoffs_of(options.ks, options.uncut, options.measures)
+    cutoffs = gated_cutoffs([part for entry in entries for part in _entries(entry)], reported, "--gate-measure")
+    alpha = parse_alpha(settings["alpha"], "--alpha") if settings.get("alpha") is not None else DEFAULT_ALPHA
+    return GateSettings(threshold, cutoffs, alpha, against)
+
+
+def _entries(entry: Any) -> list[str]:
+    """One --gate-measure: trec_eval's NAME.K,K syntax stays whole; several names, comma-separated."""
+    text = str(entry).strip()
+    return [text] if "." in text else [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _against(settings: Mapping[str, Any]) -> dt.date | Literal["previous"] | None:
+    """--against-previous, --against-date DATE, or [gate] against = "previous" | "YYYY-MM-DD"."""
+    previous = boolean("against_previous", settings.get("against_previous", False))
+    named = settings.get("against_date")
+    configured = settings.get("against")
+    if previous and named is not None:
+        raise ConfigError("give --against-previous or --against-date, not both")
+    if previous:
+        return PREVIOUS
+    if named is not None:
+        return _date("--against-date", named)
+    if configured is None:
+        return None
+    return PREVIOUS if configured == PREVIOUS else _date('[gate] against ("previous" or YYYY-MM-DD)', configured)
+
+
+def _date(name: str, value: Any) -> dt.date:
+    if isinstance(value, dt.date):
+        return value
+    try:
+        return dt.date.fromisoformat(str(value))
+    except ValueError:
+        raise ConfigError(f"{name} must be YYYY-MM-DD, got {value!r}") from None
 
 
 def argument_parser(kind: type[Options] = Options) -> argparse.ArgumentParser:
@@ -253,6 +348,31 @@ def argument_parser(kind: type[Options] = Options) -> argparse.ArgumentParser:
     job.add_argument(
         "--lock-timeout", help=f"seconds to wait for another run publishing the output (default {DEFAULT_LOCK_TIMEOUT_SECONDS})"
     )
+    gate = parser.add_argument_group("the regression gate (docs/operations.md#the-regression-gate)")
+    gate.add_argument(
+        "--fail-on-drop",
+        help="exit 4 when a run's mean falls by more than this (0.01, or 2%% of the reference's) and the fall is"
+        " significant; the report is published either way",
+    )
+    gate.add_argument(
+        "--against-previous",
+        action="store_const",
+        const=True,
+        help="gate each run against itself on the latest eval date published before this one",
+    )
+    gate.add_argument("--against-date", help="YYYY-MM-DD: gate each run against itself on that published date")
+    gate.add_argument(
+        "--gate-measure",
+        dest="gate_measures",
+        action="append",
+        help="a measure to gate, as --measure names it (default: every cutoff of NDCG); repeatable",
+    )
+    gate.add_argument("--alpha", help=f"the significance level of the gate's Holm-corrected p (default {DEFAULT_ALPHA})")
+    job.add_argument(
+        "--mlflow-experiment",
+        help="log each run's summary, the gate's verdict, the config and the report to this MLflow experiment"
+        " (MLFLOW_TRACKING_URI; pip install 'ndcg-spark[mlflow]')",
+    )
     job.add_argument(
         "--lock-stale-after",
         help=f"seconds after which a publication lock is taken over (default {DEFAULT_LOCK_STALE_SECONDS})",
@@ -288,6 +408,12 @@ _JOB_FLAGS = (
     "repair",
     "lock_timeout",
     "lock_stale_after",
+    "fail_on_drop",
+    "against_previous",
+    "against_date",
+    "gate_measures",
+    "alpha",
+    "mlflow_experiment",
 )
 
 

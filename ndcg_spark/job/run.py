@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from pyspark.sql import DataFrame, SparkSession
 
 from ndcg_spark import progress
+from ndcg_spark.comparison.gate import Verdict
 from ndcg_spark.errors import ConfigError
 from ndcg_spark.evaluation import Evaluation, evaluate_checked
 from ndcg_spark.io.storage import FileSystem
 from ndcg_spark.job.config import JobConfig
+from ndcg_spark.job.gate import earlier_date, gate_verdict, manifest_entry
 from ndcg_spark.job.inputs import read_inputs, read_slices
 from ndcg_spark.job.session import asks_for_connect, session_conf
 from ndcg_spark.publish import manifest
@@ -23,11 +26,13 @@ from ndcg_spark.publish.datasets import report_datasets
 from ndcg_spark.publish.events import reached
 from ndcg_spark.publish.layout import PublicationLayout
 from ndcg_spark.publish.lock import publication_lock
+from ndcg_spark.publish.mlflow_log import MlflowLogError, log_to_mlflow
 from ndcg_spark.publish.staging import Staging
 from ndcg_spark.report import tables
 from ndcg_spark.report.data import Renderer, gather
 from ndcg_spark.report.formatting import format_report, judged_warnings
 from ndcg_spark.report.result import Report, report_of
+from ndcg_spark.report.verdict import format_verdict
 from ndcg_spark.sessions import is_connect
 from ndcg_spark.spark_conf import session_settings
 
@@ -35,6 +40,8 @@ REPORT_TABLE = "report_table"
 
 PAIRS_DIR = "pairs"
 
+
+log = logging.getLogger(progress.LOGGER)
 
 NEEDS_CLASSIC = (
     "the job runs on a classic Spark session, not on Spark Connect (spark.api.mode=connect or SPARK_REMOTE):"
@@ -129,13 +136,20 @@ def repair(config: JobConfig, interactive: bool) -> None:
 
 
 def _publish(
-    config: JobConfig, staging: Staging, report: Report, render: Renderer | None, started: dt.datetime
-) -> list[Published]:
+    config: JobConfig,
+    staging: Staging,
+    report: Report,
+    render: Renderer | None,
+    started: dt.datetime,
+    verdict: Verdict | None,
+) -> tuple[list[Published], dict[str, str]]:
     """Stage and check every file, then, under the output's lock, record the publication, move
-    the files into place and write the manifest; returns what was published."""
+    the files into place and write the manifest; returns what was published, and the table and
+    page by file name."""
     spark, evaluation = report.per_query.sparkSession, report.evaluation
     layout = PublicationLayout(config.output, config.eval_date)
-    datasets = report_datasets(report, config.trec_eval_report)
+    datasets = report_datasets(report, config.trec_eval_report, None if verdict is None else len(verdict.rows))
+    files: dict[str, str] = {}
     page = None
     if render is not None:
         with progress.step("html report") as counts:
@@ -147,6 +161,7 @@ def _publish(
                 config.options.ks,
                 config.options.baseline,
                 judged_warnings(evaluation),
+                verdict,
             )
             page = render(data)
             counts.update(bytes=len(page))
@@ -154,8 +169,11 @@ def _publish(
         moves = stage_all(spark, staging, layout, datasets)
         if page is not None:
             moves.append(stage_page(staging, layout, page))
+            files[layout.page.rsplit("/", 1)[1]] = page
         table = tables.render(evaluation, layout.label, config.report_format)
-        moves.append(stage_file(staging, REPORT_TABLE, table, layout.table(tables.EXTENSIONS[config.report_format])))
+        table_path = layout.table(tables.EXTENSIONS[config.report_format])
+        moves.append(stage_file(staging, REPORT_TABLE, table, table_path))
+        files[table_path.rsplit("/", 1)[1]] = table
         published = [move.published for move in moves]
         reached("staged")
         record = manifest.build(
@@ -167,28 +185,52 @@ def _publish(
             published,
             started,
             dt.datetime.now(dt.UTC),
+            None if verdict is None else manifest_entry(verdict),
         )
         with _publishing(staging, layout, config):
             commit(staging.fs, layout, Commit(staging.root, tuple(moves), layout.manifest, manifest.text(record)))
         counts.update(outputs=", ".join(item.path for item in published))
-    return published
+    return published, files
 
 
-def run(config: JobConfig, interactive: bool, render: Renderer | None) -> None:
-    """Evaluate, then publish (see _publish). Staging goes whatever happens, unless a publication
-    cut short by an error still needs it."""
+def run(config: JobConfig, interactive: bool, render: Renderer | None) -> Verdict | None:
+    """Evaluate, gate, then publish (see _publish); returns the gate's verdict, if one was asked
+    for. Staging goes whatever happens, unless a publication cut short by an error still needs it."""
     started = dt.datetime.now(dt.UTC)
     spark = build_session(config, interactive)
     layout = PublicationLayout(config.output, config.eval_date)
     _check_output(FileSystem(spark, config.output), config.output)
+    earlier = earlier_date(spark, config)  # a date that is not published is a usage error, found now
     staging = Staging(spark, config.output)
     try:
         _finish_interrupted(staging.fs, layout, config)  # a run died publishing here: finish that first
         per_query, evaluation = evaluate_paths(spark, config, staging)
         # Publishing reads the few rows per query the report read: its shuffles are sized alike.
         with session_settings(spark, evaluation.post_pass):
-            published = _publish(config, staging, report_of(per_query, evaluation, config.options), render, started)
+            report = report_of(per_query, evaluation, config.options)
+            verdict = None
+            if config.gate.rule is not None:
+                with progress.step("gate") as counts:
+                    verdict = gate_verdict(spark, config, report, earlier)
+                    report = dataclasses.replace(report, gate=None if verdict is None else verdict.frame(spark))
+                    counts.update(gated=len(verdict.rows) if verdict else 0, passed=bool(verdict and verdict.passed))
+            published, files = _publish(config, staging, report, render, started, verdict)
     finally:
         staging.discard()
+    if verdict is not None:
+        print(format_verdict(verdict))
     print(format_report(evaluation))
     print(f"published {', '.join(item.path for item in published)}; manifest {layout.manifest}")
+    if config.mlflow_experiment is not None:
+        try:
+            with progress.step("mlflow") as counts:
+                logged = log_to_mlflow(
+                    config.mlflow_experiment, layout.label, evaluation, verdict, _settings(config), files, config.output
+                )
+                counts.update(experiment=config.mlflow_experiment, run=logged)
+        except MlflowLogError as error:
+            if verdict is None or verdict.passed:
+                raise
+            # A failed gate says more to the scheduler than a tracking server down: exit 4 stands.
+            log.error("%s", error)
+    return verdict

@@ -16,6 +16,7 @@ from typing import Any
 
 from ndcg_spark.io.storage import FileSystem
 from ndcg_spark.progress import LOGGER
+from ndcg_spark.publish import manifest
 from ndcg_spark.publish.atomic import Move, place
 from ndcg_spark.publish.events import reached
 from ndcg_spark.publish.layout import PublicationLayout
@@ -55,8 +56,26 @@ def _apply(fs: FileSystem, publication: Commit) -> None:
         place(fs, move)
         reached("moved", move.name)
     fs.mkdirs(publication.manifest_path.rsplit("/", 1)[0])
-    fs.write_text(publication.manifest_path, publication.manifest)
+    fs.write_text(publication.manifest_path, manifest.with_files(publication.manifest, _placed(fs, publication.moves)))
     reached("manifest")
+
+
+def _placed(fs: FileSystem, moves: tuple[Move, ...]) -> dict[str, list[dict[str, object]]]:
+    """Each output's files as they are now in place: what a reader checks that it reads (their
+    size and time change when a later run replaces them; a rename keeps them, a copy on an
+    object store does not, hence after the moves)."""
+    placed: dict[str, list[dict[str, object]]] = {}
+    for move in moves:
+        info = fs.info(move.target)
+        placed.setdefault(move.name, []).append(
+            {
+                manifest.FILE_NAME: move.target.rsplit("/", 1)[1],
+                manifest.FILE_BYTES: info.size,
+                manifest.FILE_MODIFIED: info.modified_ms,
+                manifest.FILE_ROWS: move.rows,
+            }
+        )
+    return placed
 
 
 def recover(fs: FileSystem, layout: PublicationLayout) -> Commit | None:

@@ -8,15 +8,16 @@ from pyspark.sql import DataFrame
 
 from ndcg_spark import columns as c
 from ndcg_spark.evaluation import Evaluation
-from ndcg_spark.io.layout import COMPARISON_DIR, PER_QUERY_DIR, SLICES_DIR, SUMMARY_DIR, TREC_EVAL_DIR
+from ndcg_spark.io.layout import COMPARISON_DIR, GATE_DIR, PER_QUERY_DIR, SLICES_DIR, SUMMARY_DIR, TREC_EVAL_DIR
 from ndcg_spark.publish.atomic import Dataset
 from ndcg_spark.report.result import Report
 from ndcg_spark.report.trec_eval import report_lines, sorted_lines
 
 
-def report_datasets(report: Report, trec_eval_report: bool) -> list[Dataset]:
+def report_datasets(report: Report, trec_eval_report: bool, gate_rows: int | None = None) -> list[Dataset]:
     """Every dataset of the report, in publication order, with the rows the evaluation counted
-    for it. The small ones hold the rows already collected: exactly what was printed."""
+    for it (`gate_rows`: the gate's verdict's). The small ones hold the rows already collected:
+    exactly what was printed."""
     evaluation = report.evaluation
     datasets = [
         Dataset(PER_QUERY_DIR, report.per_query, evaluation.per_query_rows),
@@ -26,6 +27,8 @@ def report_datasets(report: Report, trec_eval_report: bool) -> list[Dataset]:
         datasets.append(Dataset(COMPARISON_DIR, report.comparison, len(evaluation.comparison)))
     if report.slices is not None:
         datasets.append(Dataset(SLICES_DIR, report.slices, len(evaluation.slices)))
+    if report.gate is not None and gate_rows is not None:
+        datasets.append(Dataset(GATE_DIR, report.gate, gate_rows))
     if trec_eval_report:
         datasets += _trec_datasets(report.per_query, report.summary, evaluation)
     return datasets

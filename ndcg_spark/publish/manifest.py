@@ -22,12 +22,19 @@ from ndcg_spark.publish.atomic import Published
 from ndcg_spark.publish.layout import PublicationLayout
 from ndcg_spark.version import package_version
 
+OUTPUTS = "outputs"
+# Each output's files, recorded once they are in place: a reader reads these and checks that each
+# is still the one recorded (publish/read_back.py), so that it never mixes two runs' datasets.
+FILES = "files"
+FILE_NAME, FILE_BYTES, FILE_MODIFIED, FILE_ROWS = "name", "bytes", "modified_ms", "rows"
+
 
 def _iso(millis: int) -> str:
     return dt.datetime.fromtimestamp(millis / 1000, tz=dt.UTC).isoformat()
 
 
-def _input(spark: SparkSession, path: str, rows: int | None) -> dict[str, Any]:
+def input_record(spark: SparkSession, path: str, rows: int | None) -> dict[str, Any]:
+    """An input as the manifest records it: path, rows read, files and their latest change."""
     files = FileSystem(spark, path).files(path)
     return {
         "path": path,
@@ -46,16 +53,18 @@ def build(
     published: list[Published],
     started: dt.datetime,
     finished: dt.datetime,
+    gate: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The manifest of a published report: `inputs` maps judgments and results to their paths
     (several results inputs as results:NAME, whose rows are counted together only, in
-    counts.result_rows), `settings` is the job's configuration as it ran."""
+    counts.result_rows), `settings` is the job's configuration as it ran, `gate` the gate's
+    verdict (when one was asked for)."""
     rows = {"judgments": evaluation.judgment_rows, "results": evaluation.result_rows}
     return {
         "eval_date": None if layout.eval_date is None else layout.eval_date.isoformat(),
         "started": started.isoformat(),
         "finished": finished.isoformat(),
-        "inputs": {label: _input(spark, path, rows.get(label)) for label, path in inputs.items()},
+        "inputs": {label: input_record(spark, path, rows.get(label)) for label, path in inputs.items()},
         "config": json.loads(json.dumps(settings, default=str)),
         "versions": {
             "ndcg_spark": package_version(),
@@ -69,9 +78,29 @@ def build(
             "duplicate_judgments_dropped": evaluation.duplicate_judgments_dropped,
             "duplicate_results_dropped": evaluation.duplicate_results_dropped,
         },
-        "outputs": {item.name: {"path": item.path, "rows": item.rows} for item in published},
+        OUTPUTS: {item.name: {"path": item.path, "rows": item.rows} for item in published},
+        **({} if gate is None else {"gate": dict(gate)}),
     }
 
 
 def text(manifest: dict[str, Any]) -> str:
     return json.dumps(manifest, indent=2, sort_keys=True) + "\n"
+
+
+_INPUT_IDENTITY = ("path", "rows", "files", "last_modified")
+
+
+def inputs_differ(before: Mapping[str, Any] | None, after: Mapping[str, Any] | None) -> bool | None:
+    """Whether two manifests' records of an input differ (path, rows, files or their latest
+    change); None when either is unknown."""
+    if not before or not after:
+        return None
+    return any(before.get(key) != after.get(key) for key in _INPUT_IDENTITY)
+
+
+def with_files(manifest_text: str, files: Mapping[str, list[dict[str, Any]]]) -> str:
+    """The manifest with each output's files (FILE_* keys) as they were placed."""
+    record = json.loads(manifest_text)
+    for name, placed in files.items():
+        record[OUTPUTS][name][FILES] = placed
+    return text(record)

@@ -13,6 +13,7 @@ from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
+from ndcg_spark.comparison.gate import Verdict
 from ndcg_spark.comparison.pairing import cutoff_column, paired
 from ndcg_spark.comparison.rows import ComparisonRow, Cutoff
 from ndcg_spark.evaluation import Evaluation
@@ -42,6 +43,7 @@ class ReportData:
     losses: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
     trend: list[tuple[str, str, float]] = field(default_factory=list)  # (date, run, ndcg@k)
     warnings: list[str] = field(default_factory=list)
+    verdict: Verdict | None = None  # the regression gate's, when one was asked for
 
 
 def report_k(ks: tuple[int, ...]) -> int:
@@ -125,6 +127,7 @@ def gather(
     ks: tuple[int, ...],
     baseline: str | None,
     warnings: list[str],
+    verdict: Verdict | None = None,
 ) -> ReportData:
     """The page's numbers; `layout` locates the summaries already published, for the trend."""
     k = report_k(ks)
@@ -138,6 +141,7 @@ def gather(
         baseline=baseline,
         trend=_trend(spark, layout, evaluation, k),
         warnings=warnings,
+        verdict=verdict,
     )
     if baseline is None:
         return data

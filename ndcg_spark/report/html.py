@@ -28,10 +28,12 @@ from ndcg_spark.report.formatting import (
     WINS_TIES_LOSSES,
     comparison_cells,
     format_number,
+    format_p,
     slice_lines,
     summary_cutoffs,
     summary_variants,
 )
+from ndcg_spark.report.verdict import FAILED, PASSED, format_verdict
 
 CHART_CLASS = "chart"
 _TEMPLATE = "plotly_white"
@@ -43,6 +45,10 @@ table { border-collapse: collapse; margin: 0.6rem 0; font-size: 0.9rem; }
 th, td { border-bottom: 1px solid #ddd; padding: 0.25rem 0.6rem; text-align: right; }
 th:first-child, td:first-child { text-align: left; }
 .warning { color: #a40; } .note { color: #555; font-size: 0.9rem; }
+.gate { padding: 0.6rem 1rem; border-radius: 6px; margin: 1rem 0; }
+.gate.passed { background: #e6f4ea; border-left: 6px solid #1e8e3e; }
+.gate.failed { background: #fce8e6; border-left: 6px solid #d93025; }
+.gate h2 { margin-top: 0.2rem; }
 """
 
 
@@ -208,11 +214,56 @@ def _slices_section(data: ReportData) -> str:
     return f"<h2>{titled} by slice</h2>" + _table(header, rows)
 
 
+GATE_CLASS = "gate"
+
+
+def _gate_section(data: ReportData) -> str:
+    """The gate's verdict, first on the page: green when it passed, red when it failed."""
+    verdict = data.verdict
+    if verdict is None:
+        return ""
+    state = PASSED if verdict.passed else FAILED
+    head = format_verdict(verdict).splitlines()[0].removeprefix("gate: ")
+    header = ["run", "measure", "against", "before", "after", "difference", INTERVAL, "p (Holm)", "outcome"]
+    rows = [
+        [
+            row.run_id,
+            row.label,
+            row.reference,
+            format_number(row.mean_reference),
+            format_number(row.mean_run),
+            format_number(row.difference),
+            f"[{format_number(row.ci_low)}, {format_number(row.ci_high)}]",
+            format_p(row.p_value_randomization_holm),
+            "failed" if not row.passed else "fell, not significant" if row.dropped else "passed",
+        ]
+        for row in verdict.rows
+    ]
+    fallen = "".join(
+        f"<h3>{html.escape(row.run_id)} {html.escape(row.label)}: queries that fell most"
+        f" against {html.escape(row.reference)}</h3>"
+        + _table(
+            ["query", "before", "after"],
+            [[query, format_number(before), format_number(after)] for query, before, after in row.fell_most],
+        )
+        for row in verdict.rows
+        if row.dropped and row.fell_most
+    )
+    notes = "".join(
+        f'<p class="note">{html.escape(line.strip().removeprefix("note: "))}</p>'
+        for line in format_verdict(verdict).splitlines()
+        if line.strip().startswith("note:")
+    )
+    table = _table(header, rows) if rows else ""
+    return f'<section class="{GATE_CLASS} {state.lower()}"><h2>Gate: {html.escape(head)}</h2>{table}{notes}{fallen}</section>'
+
+
 def render(data: ReportData) -> str:
     warnings = "".join(f'<p class="warning">{html.escape(text)}</p>' for text in data.warnings)
     body = "".join(
         [
             f"<h1>ndcg-spark report: {html.escape(data.title)}</h1>",
+            _gate_section(data),
             warnings,
             _summary_section(data),
             _by_k_chart(data),

@@ -3,7 +3,9 @@ Python API returns it and the job publishes it, so both hold the same frames."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from pyspark.sql import DataFrame
 
@@ -26,6 +28,11 @@ class Report:
     comparison: DataFrame | None
     slices: DataFrame | None
     evaluation: Evaluation
+    # The regression gate's verdict (the job's --fail-on-drop), one row per gated (run, measure, k).
+    gate: DataFrame | None = None
+    # A report read back from a published output (read_report): its manifest, with the config it
+    # ran with, its inputs and counts.
+    manifest: Mapping[str, Any] | None = field(default=None, repr=False, compare=False)
     store: ExecutorStore = field(default_factory=ExecutorStore, repr=False, compare=False)
 
     def unpersist(self) -> None:

@@ -1,0 +1,216 @@
+"""Reading a published report back: `read_report(output, eval_date)`, for a notebook, and for the
+gate's earlier date.
+
+Dates are found through their manifests (`DIR/_manifests/*.json`), never by listing data folders:
+a date is published when its manifest is. A manifest names each dataset's files with the size and
+modification time they had once in place (publish/commit.py), and only those files are read. A
+rerun of the date replaces them, so a file that is no longer the recorded one means that a
+publication is under way or was cut short: reading then raises, and never returns datasets of
+two runs. The small datasets are read at once and checked as they are read; per_query stays a
+plan, which fails (rather than mixing) if its files are replaced after this check.
+
+Spark reads everything, so this works on classic and Spark Connect sessions alike."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Mapping
+from dataclasses import fields
+from typing import Any
+from urllib.parse import unquote
+
+from pyspark.errors import AnalysisException
+from pyspark.sql import Column, DataFrame, Row, SparkSession
+from pyspark.sql import functions as F
+
+from ndcg_spark import columns as c
+from ndcg_spark.comparison.rows import ComparisonRow
+from ndcg_spark.errors import ConfigError, NdcgSparkError
+from ndcg_spark.evaluation import Evaluation, RunCounts, measure_order
+from ndcg_spark.frames import local_frame
+from ndcg_spark.io.layout import COMPARISON_DIR, GATE_DIR, LATEST, PER_QUERY_DIR, SLICES_DIR, SUMMARY_DIR
+from ndcg_spark.publish.layout import MANIFEST_DIR
+from ndcg_spark.publish.manifest import FILE_BYTES, FILE_MODIFIED, FILE_NAME, FILE_ROWS, FILES, OUTPUTS
+from ndcg_spark.report.result import Report
+from ndcg_spark.scoring.slices import SLICE, SLICE_VALUE
+
+_FILE, _BYTES, _MODIFIED = "_file", "_bytes", "_modified_ms"
+_JSON = ".json"
+
+
+class ReportNotReadable(NdcgSparkError):
+    """A published date cannot be read whole now: its publication is under way or was cut short
+    (exit 1: it passes once that run ends, or --repair finishes it)."""
+
+
+def _session(spark: SparkSession | None) -> SparkSession:
+    active = spark or SparkSession.getActiveSession()
+    if active is None:
+        raise ConfigError("read_report needs a SparkSession: start one, or pass spark=")
+    return active
+
+
+def manifests(spark: SparkSession, output: str) -> dict[str, dict[str, Any]]:
+    """Every published date's manifest, by label (YYYY-MM-DD, or 'latest' for an undated report)."""
+    folder = f"{output.rstrip('/')}/{MANIFEST_DIR}"
+    try:
+        rows = (
+            spark.read.text(f"{folder}/*{_JSON}", wholetext=True)  # files: a folder named _x is hidden
+            .select(F.col("value"), F.col("_metadata.file_name").alias(_FILE))
+            .collect()
+        )
+    except AnalysisException:  # no manifest: nothing published
+        return {}
+    return {unquote(row[_FILE]).removesuffix(_JSON): json.loads(row["value"]) for row in rows if row[_FILE].endswith(_JSON)}
+
+
+def published_dates(output: str, *, spark: SparkSession | None = None) -> list[dt.date]:
+    """The eval dates published in `output`, oldest first."""
+    return sorted(dt.date.fromisoformat(label) for label in manifests(_session(spark), output) if label != LATEST)
+
+
+def choose(found: Mapping[str, Any], output: str, eval_date: dt.date | str | None) -> str:
+    """The label to read: the date asked for, or the latest date (the undated report if none)."""
+    dated = sorted(label for label in found if label != LATEST)
+    if eval_date is None:
+        if not found:
+            raise ConfigError(f"no report is published in {output} (no manifest in {MANIFEST_DIR}/)")
+        return dated[-1] if dated else LATEST
+    label = eval_date.isoformat() if isinstance(eval_date, dt.date) else str(eval_date)
+    if label not in found:
+        held = ", ".join(dated[-5:]) or "none"
+        raise ConfigError(f"no report is published in {output} for {label} (latest dates: {held})")
+    return label
+
+
+def read_report(output: str, eval_date: dt.date | str | None = None, *, spark: SparkSession | None = None) -> Report:
+    """The report published in `output` for `eval_date` (the latest date when None): its datasets,
+    and its manifest's config and counts (`Report.manifest`). Raises ReportNotReadable while the
+    date is being republished, rather than return datasets of two runs."""
+    session = _session(spark)
+    found = manifests(session, output)
+    label = choose(found, output, eval_date)
+    record = found[label]
+    outputs = record.get(OUTPUTS, {})
+    if PER_QUERY_DIR not in outputs or any(FILES not in entry for entry in outputs.values()):
+        raise ReportNotReadable(
+            f"{output}'s report for {label} was published by a version that did not record its files: publish that date again"
+        )
+    where = f"{output}'s report for {label}"
+    small = {
+        name: _read_small(session, outputs[name], name, where)
+        for name in (SUMMARY_DIR, COMPARISON_DIR, SLICES_DIR, GATE_DIR)
+        if name in outputs
+    }
+    per_query = _read_per_query(session, outputs[PER_QUERY_DIR], where)
+    summary_rows = sorted(small[SUMMARY_DIR][0], key=lambda row: (row[c.RUN_ID], *measure_order(row)))
+    comparison = small.get(COMPARISON_DIR)
+    slices = small.get(SLICES_DIR)
+    gate = small.get(GATE_DIR)
+    evaluation = _evaluation(record, summary_rows, comparison[0] if comparison else [], slices[0] if slices else [])
+    return Report(
+        per_query=per_query,
+        summary=small[SUMMARY_DIR][1],
+        comparison=None if comparison is None else comparison[1],
+        slices=None if slices is None else slices[1],
+        evaluation=evaluation,
+        gate=None if gate is None else gate[1],
+        manifest=record,
+    )
+
+
+def _paths(entry: Mapping[str, Any]) -> list[str]:
+    return [f"{entry['path'].rstrip('/')}/{item[FILE_NAME]}" for item in entry[FILES]]
+
+
+def _file_columns() -> list[Column]:
+    return [
+        F.col("_metadata.file_name").alias(_FILE),
+        F.col("_metadata.file_size").alias(_BYTES),
+        F.unix_millis(F.col("_metadata.file_modification_time")).alias(_MODIFIED),
+    ]
+
+
+def _replaced(name: str, where: str, file: str) -> ReportNotReadable:
+    return ReportNotReadable(
+        f"{where} is being published again, or that publication was cut short: {name}'s {file} is not the file its"
+        " manifest records; read it once that run ends, or finish it with --repair"
+    )
+
+
+def _check(entry: Mapping[str, Any], seen: Mapping[str, tuple[int, int, int]], name: str, where: str, rows_known: bool) -> None:
+    """Every recorded file is there as recorded (size, time and, when counted, rows)."""
+    for item in entry[FILES]:
+        got = seen.get(item[FILE_NAME])
+        if got is None and rows_known and item[FILE_ROWS] == 0:
+            continue  # an empty file yields no row to see it by: its listing was checked
+        want = (item[FILE_BYTES], item[FILE_MODIFIED], item[FILE_ROWS] if rows_known else None)
+        if got is None or (got[0], got[1], got[2] if rows_known else None) != want:
+            raise _replaced(name, where, item[FILE_NAME])
+
+
+def _listing(spark: SparkSession, entry: Mapping[str, Any], name: str, where: str) -> None:
+    """The recorded files' sizes and times, from a listing (no data read)."""
+    try:
+        listed = (
+            spark.read.format("binaryFile")
+            .load(_paths(entry))
+            .select("path", "length", F.unix_millis(F.col("modificationTime")).alias(_MODIFIED))
+            .collect()
+        )
+    except AnalysisException:  # a recorded file is gone
+        raise _replaced(name, where, ", ".join(item[FILE_NAME] for item in entry[FILES])) from None
+    seen = {unquote(row["path"].rsplit("/", 1)[1]): (row["length"], row[_MODIFIED], 0) for row in listed}
+    _check(entry, seen, name, where, rows_known=False)
+
+
+def _read_small(spark: SparkSession, entry: Mapping[str, Any], name: str, where: str) -> tuple[list[Row], DataFrame]:
+    """A few-rows dataset, read once and checked as read: its rows, and a frame of exactly them."""
+    _listing(spark, entry, name, where)
+    frame = spark.read.parquet(*_paths(entry))
+    collected = frame.select(*frame.columns, *_file_columns()).collect()
+    seen: dict[str, tuple[int, int, int]] = {}
+    for row in collected:
+        size, modified, count = seen.get(row[_FILE], (row[_BYTES], row[_MODIFIED], 0))
+        seen[row[_FILE]] = (size, modified, count + 1)
+    _check(entry, seen, name, where, rows_known=True)
+    rows = [Row(**{column: row[column] for column in frame.columns}) for row in collected]
+    return rows, local_frame(spark, [tuple(row) for row in rows], frame.schema)
+
+
+def _read_per_query(spark: SparkSession, entry: Mapping[str, Any], where: str) -> DataFrame:
+    """per_query as a plan over its recorded files, checked now, and failing when read later if
+    a file has been replaced since (Spark's raise_error, per row: no silent mix)."""
+    _listing(spark, entry, PER_QUERY_DIR, where)
+    frame = spark.read.parquet(*_paths(entry))
+    same = F.lit(False)
+    for item in entry[FILES]:
+        same = same | (
+            (F.col("_metadata.file_name") == F.lit(item[FILE_NAME]))
+            & (F.col("_metadata.file_size") == F.lit(item[FILE_BYTES]))
+            & (F.unix_millis(F.col("_metadata.file_modification_time")) == F.lit(item[FILE_MODIFIED]))
+        )
+    message = f"{where} was published again while being read: read it again"
+    return frame.filter(F.when(same, F.lit(True)).otherwise(F.raise_error(F.lit(message)))).select(*frame.columns)
+
+
+def _evaluation(record: Mapping[str, Any], summary: list[Row], comparison: list[Row], slices: list[Row]) -> Evaluation:
+    """The Evaluation a published report was computed as, from its manifest and its rows."""
+    counts, inputs, config = record.get("counts", {}), record.get("inputs", {}), record.get("config", {})
+    names = {item.name for item in fields(ComparisonRow)}
+    return Evaluation(
+        summary=summary,
+        runs=[RunCounts(**run) for run in counts.get("runs", [])],
+        judgment_rows=int((inputs.get("judgments") or {}).get("rows") or 0),
+        result_rows=int(counts.get("result_rows") or 0),
+        judged_queries=int(counts.get("judged_queries") or 0),
+        duplicate_judgments_dropped=int(counts.get("duplicate_judgments_dropped") or 0),
+        duplicate_results_dropped=int(counts.get("duplicate_results_dropped") or 0),
+        complete=bool(config.get("complete", False)),
+        comparison=[ComparisonRow(**{key: value for key, value in row.asDict().items() if key in names}) for row in comparison],
+        slices=sorted(
+            slices,
+            key=lambda row: (row[SLICE], row[SLICE_VALUE] is None, row[SLICE_VALUE] or "", row[c.RUN_ID], *measure_order(row)),
+        ),
+    )

@@ -1,0 +1,76 @@
+"""The gate's verdict in words, printed ahead of the tables: which runs, measures and cutoffs
+failed, by how much, with the interval and p, and the queries and slices that fell most."""
+
+from __future__ import annotations
+
+from ndcg_spark.comparison.gate import REFERENCE_BASELINE, GateRow, Verdict
+from ndcg_spark.report.formatting import format_number, format_p
+
+PASSED, FAILED = "passed", "FAILED"
+
+
+def _reference(row: GateRow) -> str:
+    return f"the baseline {row.reference}" if row.reference_kind == REFERENCE_BASELINE else row.reference
+
+
+def _outcome(row: GateRow) -> str:
+    if not row.passed:
+        return FAILED
+    if row.dropped:
+        return "passed (fell, not significant)"
+    return PASSED
+
+
+def _line(row: GateRow, width: int) -> str:
+    relative = "" if row.relative_difference is None else f", {row.relative_difference * 100:+.2f}%"
+    return (
+        f"  {_outcome(row):<{width}} {row.run_id} {row.label} against {_reference(row)}:"
+        f" {format_number(row.mean_reference)} -> {format_number(row.mean_run)}"
+        f" ({format_number(row.difference)}{relative}),"
+        f" 95% CI [{format_number(row.ci_low)}, {format_number(row.ci_high)}],"
+        f" p {format_p(row.p_value_randomization)} (Holm {format_p(row.p_value_randomization_holm)}), {row.num_queries} queries"
+    )
+
+
+def _fallen(row: GateRow) -> list[str]:
+    lines = []
+    if row.fell_most:
+        lines.append(f"    queries of {row.run_id} that fell most at {row.label} (query: before -> after):")
+        lines += [f"      {query}: {format_number(before)} -> {format_number(after)}" for query, before, after in row.fell_most]
+    if row.slices_fell_most:
+        lines.append(f"    slices of {row.run_id} that fell most at {row.label}:")
+        lines += [
+            f"      {name}={'NULL' if value is None else value}: {format_number(before)} -> {format_number(after)}"
+            for name, value, before, after in row.slices_fell_most
+        ]
+    return lines
+
+
+def format_verdict(verdict: Verdict) -> str:
+    """The verdict, first line first: passed or FAILED, against what, under which rule."""
+    rule = verdict.rule
+    condition = f"a fall of more than {rule.threshold} with a Holm-corrected randomization p below {rule.alpha:g}"
+    if not verdict.rows:
+        return f"gate: {PASSED}: {verdict.note or 'nothing to gate'}"
+    references = ", ".join(dict.fromkeys(_reference(row) for row in verdict.rows))
+    failed = verdict.failed
+    head = (
+        f"gate: {FAILED} against {references}: {len(failed)} of {len(verdict.rows)} gated failed ({condition})"
+        if failed
+        else f"gate: {PASSED} against {references}: none of {len(verdict.rows)} gated shows {condition}"
+    )
+    lines = [head]
+    width = max(len(_outcome(row)) for row in verdict.rows)
+    for row in verdict.rows:
+        lines.append(_line(row, width))
+        if row.dropped:
+            lines += _fallen(row)
+    changed = sorted({row.reference for row in verdict.rows if row.judgments_changed})
+    for reference in changed:
+        lines.append(
+            f"  note: the judgments differ from {reference}'s (their manifests record another path, row count, file count"
+            " or last change): the values compared were computed under different judgments"
+        )
+    if verdict.note:
+        lines.append(f"  note: {verdict.note}")
+    return "\n".join(lines)
