@@ -261,8 +261,6 @@ def _gate(settings: Mapping[str, Any], config: JobConfig) -> GateSettings:
         raise ConfigError("--against-previous and --against-date compare eval dates: give this run one with --eval-date")
     if isinstance(against, dt.date) and config.eval_date is not None and against >= config.eval_date:
         raise ConfigError(f"--against-date {against} must be before this run's --eval-date {config.eval_date}")
-    if options.permutations == 0:
-        raise ConfigError("--fail-on-drop needs the randomization test: set --permutations above 0")
     entries = settings.get("gate_measures") or ()
     entries = [entries] if isinstance(entries, str) else list(entries)
     reported = cutoffs_of(options.ks, options.uncut, options.measures)

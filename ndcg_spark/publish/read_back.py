@@ -9,7 +9,8 @@ publication is under way or was cut short: reading then raises, and never return
 two runs. The small datasets are read at once and checked as they are read; per_query stays a
 plan, which fails (rather than mixing) if its files are replaced after this check.
 
-Spark reads everything, so this works on classic and Spark Connect sessions alike."""
+Spark reads the datasets (and, on Spark Connect, the manifests), so this works on classic and
+Connect sessions alike."""
 
 from __future__ import annotations
 
@@ -30,10 +31,12 @@ from ndcg_spark.errors import ConfigError, NdcgSparkError
 from ndcg_spark.evaluation import Evaluation, RunCounts, measure_order
 from ndcg_spark.frames import local_frame
 from ndcg_spark.io.layout import COMPARISON_DIR, GATE_DIR, LATEST, PER_QUERY_DIR, SLICES_DIR, SUMMARY_DIR
+from ndcg_spark.io.storage import FileSystem
 from ndcg_spark.publish.layout import MANIFEST_DIR
 from ndcg_spark.publish.manifest import FILE_BYTES, FILE_MODIFIED, FILE_NAME, FILE_ROWS, FILES, OUTPUTS
 from ndcg_spark.report.result import Report
 from ndcg_spark.scoring.slices import SLICE, SLICE_VALUE
+from ndcg_spark.sessions import is_connect
 
 _FILE, _BYTES, _MODIFIED = "_file", "_bytes", "_modified_ms"
 _JSON = ".json"
@@ -52,17 +55,20 @@ def _session(spark: SparkSession | None) -> SparkSession:
 
 
 def manifests(spark: SparkSession, output: str) -> dict[str, dict[str, Any]]:
-    """Every published date's manifest, by label (YYYY-MM-DD, or 'latest' for an undated report)."""
+    """Every published date's manifest, by label (YYYY-MM-DD, or 'latest' for an undated report).
+    On a classic session the driver lists and reads them (no Spark job); a Connect client has
+    no file system of its own, so there Spark reads them."""
     folder = f"{output.rstrip('/')}/{MANIFEST_DIR}"
-    try:
-        rows = (
-            spark.read.text(f"{folder}/*{_JSON}", wholetext=True)  # files: a folder named _x is hidden
-            .select(F.col("value"), F.col("_metadata.file_name").alias(_FILE))
-            .collect()
-        )
-    except AnalysisException:  # no manifest: nothing published
-        return {}
-    return {unquote(row[_FILE]).removesuffix(_JSON): json.loads(row["value"]) for row in rows if row[_FILE].endswith(_JSON)}
+    if not is_connect(spark):
+        fs = FileSystem(spark, output)
+        texts = {info.path.rsplit("/", 1)[1]: fs.read_text(info.path) for info in fs.children(folder)}
+    else:
+        try:
+            rows = spark.read.text(folder, wholetext=True).select("value", F.col("_metadata.file_name").alias(_FILE)).collect()
+        except AnalysisException:  # no manifest folder: nothing published
+            return {}
+        texts = {unquote(row[_FILE]): row["value"] for row in rows}
+    return {name.removesuffix(_JSON): json.loads(text) for name, text in texts.items() if name.endswith(_JSON) and text}
 
 
 def published_dates(output: str, *, spark: SparkSession | None = None) -> list[dt.date]:

@@ -1,0 +1,171 @@
+"""The regression gate's rule, its settings and its verdict in words: plain Python."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from ndcg_spark.comparison.gate import (
+    GateRow,
+    GateRule,
+    Threshold,
+    Verdict,
+    gated_cutoffs,
+    parse_alpha,
+    parse_threshold,
+)
+from ndcg_spark.comparison.rows import Cutoff
+from ndcg_spark.errors import ConfigError
+from ndcg_spark.job.config import PREVIOUS, parse_args
+from ndcg_spark.report.verdict import format_verdict
+
+REQUIRED = ["--judgments", "j", "--results", "r", "--output", "o"]
+REPORTED = [Cutoff("ndcg_cut", 5), Cutoff("ndcg_cut", 10), Cutoff("ndcg", None), Cutoff("P", 5), Cutoff("map", None)]
+
+
+@pytest.mark.parametrize(
+    ("text", "threshold"), [("0.01", Threshold(0.01)), (0.02, Threshold(0.02)), ("2%", Threshold(0.02, True))]
+)
+def test_thresholds(text, threshold: Threshold) -> None:
+    assert parse_threshold(text) == threshold
+
+
+@pytest.mark.parametrize("text", ["-0.1", "x", "%", "inf", True, "nan"])
+def test_bad_thresholds(text) -> None:
+    with pytest.raises(ConfigError, match="fail_on_drop must be a drop such as 0.01"):
+        parse_threshold(text)
+
+
+def test_a_fall_must_exceed_the_threshold() -> None:
+    assert Threshold(0.01).exceeded(0.50, 0.48) and not Threshold(0.01).exceeded(0.50, 0.495)
+    assert not Threshold(0.01).exceeded(0.50, 0.60)  # a rise never fails
+    assert Threshold(0.02, True).exceeded(0.50, 0.489) and not Threshold(0.02, True).exceeded(0.50, 0.491)
+    assert str(Threshold(0.02, True)) == "2%" and str(Threshold(0.01)) == "0.01"
+
+
+def test_alpha() -> None:
+    assert parse_alpha("0.01") == 0.01
+    for bad in ("0", "1", "x", True):
+        with pytest.raises(ConfigError, match="between 0 and 1"):
+            parse_alpha(bad)
+
+
+def test_gated_cutoffs_default_to_the_first_measure() -> None:
+    assert gated_cutoffs([], REPORTED) == (Cutoff("ndcg_cut", 5), Cutoff("ndcg_cut", 10))
+    assert gated_cutoffs(["nDCG@10", "map", "P.5"], REPORTED) == (Cutoff("ndcg_cut", 10), Cutoff("P", 5), Cutoff("map", None))
+    assert gated_cutoffs(["ndcg_cut"], REPORTED) == (Cutoff("ndcg_cut", 5), Cutoff("ndcg_cut", 10))
+    with pytest.raises(ConfigError, match=r"gate measure 'P.10' is not in the report \(it holds ndcg_cut.5, "):
+        gated_cutoffs(["P.10"], REPORTED)
+    with pytest.raises(ConfigError, match="unknown"):
+        gated_cutoffs(["prec@5"], REPORTED)
+
+
+def test_gate_flags_and_keys(tmp_path: Path) -> None:
+    dated = [*REQUIRED, "--eval-date", "2026-12-02"]
+    config = parse_args(
+        [*dated, "--fail-on-drop", "2%", "--against-previous", "--gate-measure", "ndcg_cut.10", "--alpha", "0.01"]
+    )
+    assert config.gate.rule == GateRule(Threshold(0.02, True), (Cutoff("ndcg_cut", 10),), 0.01)
+    assert config.gate.against == PREVIOUS
+    config = parse_args([*dated, "--fail-on-drop", "0.01", "--against-date", "2026-11-30"])
+    assert config.gate.against == dt.date(2026, 11, 30)
+    assert config.gate.rule is not None and config.gate.rule.cutoffs == (
+        Cutoff("ndcg_cut", 5),
+        Cutoff("ndcg_cut", 10),
+        Cutoff("ndcg_cut", 20),
+    )
+    path = tmp_path / "c.toml"
+    path.write_text(
+        '[input]\njudgments = "j"\nresults = "r"\n[output]\npath = "o"\n[comparison]\nbaseline = "bm25"\n'
+        '[gate]\nfail_on_drop = 0.05\nmeasures = ["nDCG@5"]\n[mlflow]\nexperiment = "nightly"\n'
+    )
+    config = parse_args(["--config", str(path)])
+    assert config.gate.rule == GateRule(Threshold(0.05), (Cutoff("ndcg_cut", 5),))
+    assert config.gate.against is None and config.mlflow_experiment == "nightly"
+    assert parse_args(REQUIRED).gate.rule is None and parse_args(REQUIRED).mlflow_experiment is None
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--fail-on-drop", "0.01"], "--fail-on-drop needs a reference: --against-previous"),
+        (["--against-previous"], "--against-previous gates nothing without a threshold: add --fail-on-drop"),
+        (["--gate-measure", "P.5"], "--gate-measure gates nothing without a threshold"),
+        (["--fail-on-drop", "0.01", "--against-previous"], "give this run one with --eval-date"),
+        (["--fail-on-drop", "0.01", "--baseline", "b", "--gate-measure", "P.5"], "--gate-measure 'P.5' is not in the report"),
+        (["--fail-on-drop", "a lot", "--baseline", "b"], "--fail-on-drop must be a drop"),
+        (["--fail-on-drop", "0.01", "--baseline", "b", "--alpha", "5"], "--alpha must be a significance level"),
+        (["--against-previous", "--against-date", "2026-01-01", "--fail-on-drop", "1"], "not both"),
+        (["--eval-date", "2026-12-01", "--against-date", "2026-12-01", "--fail-on-drop", "1"], "must be before this run's"),
+        (["--mlflow-experiment", " "], "mlflow experiment must be a name"),
+    ],
+)
+def test_bad_gate_settings(flags: list[str], message: str) -> None:
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        parse_args([*REQUIRED, *flags])
+
+
+def _row(run: str, before: float, after: float, p: float, **changes) -> GateRow:
+    rule = GateRule(Threshold(0.01), (Cutoff("ndcg_cut", 10),))
+    dropped = rule.threshold.exceeded(before, after)
+    row = GateRow(
+        reference_kind="date",
+        reference="2026-12-01",
+        run_id=run,
+        measure="ndcg_cut",
+        k=10,
+        num_queries=50,
+        mean_reference=before,
+        mean_run=after,
+        difference=after - before,
+        relative_difference=(after - before) / before,
+        ci_low=-0.2,
+        ci_high=-0.05,
+        p_value_randomization=p,
+        p_value_randomization_holm=p,
+        threshold="0.01",
+        alpha=0.05,
+        dropped=dropped,
+        significant=p < 0.05,
+        passed=not (dropped and p < 0.05),
+        judgments_changed=False,
+        fell_most=[("q7", 0.9, 0.1)],
+        slices_fell_most=[("locale", "de", 0.7, 0.4)],
+    )
+    for name, value in changes.items():
+        setattr(row, name, value)
+    return row
+
+
+def test_the_verdict_says_first_what_failed_and_why() -> None:
+    rule = GateRule(Threshold(0.01), (Cutoff("ndcg_cut", 10),))
+    verdict = Verdict((_row("new", 0.6, 0.5, 0.001), _row("old", 0.6, 0.5, 0.2), _row("same", 0.6, 0.6, 1.0)), rule)
+    text = format_verdict(verdict).splitlines()
+    assert not verdict.passed and [row.run_id for row in verdict.failed] == ["new"]
+    assert text[0] == (
+        "gate: FAILED against 2026-12-01: 1 of 3 gated failed"
+        " (a fall of more than 0.01 with a Holm-corrected randomization p below 0.05)"
+    )
+    assert text[1].startswith("  FAILED ") and "new ndcg@10 against 2026-12-01: 0.6000 -> 0.5000 (-0.1000, -16.67%)" in text[1]
+    assert "95% CI [-0.2000, -0.0500], p 0.0010 (Holm 0.0010), 50 queries" in text[1]
+    assert text[2] == "    queries of new that fell most at ndcg@10 (query: before -> after):"
+    assert text[3] == "      q7: 0.9000 -> 0.1000"
+    assert text[5] == "      locale=de: 0.7000 -> 0.4000"
+    assert text[6].strip().startswith("passed (fell, not significant)") and " old " in text[6]
+    assert text[-1].strip().startswith("passed") and " same " in text[-1]  # no fall: no queries listed
+
+
+def test_a_verdict_across_other_judgments_is_flagged() -> None:
+    rule = GateRule(Threshold(0.01), (Cutoff("ndcg_cut", 10),))
+    text = format_verdict(Verdict((_row("new", 0.6, 0.6, 1.0, judgments_changed=True),), rule))
+    assert text.startswith("gate: passed against 2026-12-01: none of 1 gated shows a fall")
+    assert "note: the judgments differ from 2026-12-01's" in text
+
+
+def test_nothing_to_gate_against_passes_and_says_so() -> None:
+    rule = GateRule(Threshold(0.01), (Cutoff("ndcg_cut", 10),))
+    verdict = Verdict((), rule, "nothing to gate against: no eval date before 2026-12-01 is published in out")
+    assert verdict.passed
+    assert str(verdict) == "gate: passed: nothing to gate against: no eval date before 2026-12-01 is published in out"
