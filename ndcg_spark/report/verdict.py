@@ -61,7 +61,7 @@ def format_verdict(verdict: Verdict) -> str:
     )
     lines = [head]
     width = max(len(_outcome(row)) for row in verdict.rows)
-    for row in verdict.rows:
+    for row in sorted(verdict.rows, key=lambda row: row.passed):  # what failed first, else in order
         lines.append(_line(row, width))
         if row.dropped:
             lines += _fallen(row)

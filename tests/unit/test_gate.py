@@ -141,7 +141,7 @@ def _row(run: str, before: float, after: float, p: float, **changes) -> GateRow:
 
 def test_the_verdict_says_first_what_failed_and_why() -> None:
     rule = GateRule(Threshold(0.01), (Cutoff("ndcg_cut", 10),))
-    verdict = Verdict((_row("new", 0.6, 0.5, 0.001), _row("old", 0.6, 0.5, 0.2), _row("same", 0.6, 0.6, 1.0)), rule)
+    verdict = Verdict((_row("old", 0.6, 0.5, 0.2), _row("new", 0.6, 0.5, 0.001), _row("same", 0.6, 0.6, 1.0)), rule)
     text = format_verdict(verdict).splitlines()
     assert not verdict.passed and [row.run_id for row in verdict.failed] == ["new"]
     assert text[0] == (
