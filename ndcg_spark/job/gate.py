@@ -15,7 +15,7 @@ from ndcg_spark.gating import verdict
 from ndcg_spark.io.layout import LATEST
 from ndcg_spark.job.config import PREVIOUS, JobConfig
 from ndcg_spark.publish.manifest import input_record
-from ndcg_spark.publish.read_back import manifests, read_report
+from ndcg_spark.publish.read_back import confirm_unchanged, manifests, read_report
 from ndcg_spark.report.result import Report
 
 
@@ -58,7 +58,7 @@ def gate_verdict(spark: SparkSession, config: JobConfig, report: Report, earlier
     options = config.options
     reference = None if earlier.label is None else read_report(config.output, earlier.label, spark=spark)
     judgments: dict[str, Any] = input_record(spark, config.judgments, report.evaluation.judgment_rows)
-    return verdict(
+    result = verdict(
         report,
         rule,
         Resampling(options.permutations, options.bootstrap, options.seed),
@@ -67,6 +67,9 @@ def gate_verdict(spark: SparkSession, config: JobConfig, report: Report, earlier
         judgments=judgments,
         note=earlier.note,
     )
+    if reference is not None:
+        confirm_unchanged(reference, config.output, spark=spark)  # not republished while it was read
+    return result
 
 
 def manifest_entry(result: Verdict) -> dict[str, Any]:

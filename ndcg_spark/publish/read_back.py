@@ -7,7 +7,8 @@ modification time they had once in place (publish/commit.py), and only those fil
 rerun of the date replaces them, so a file that is no longer the recorded one means that a
 publication is under way or was cut short: reading then raises, and never returns datasets of
 two runs. The small datasets are read at once and checked as they are read; per_query stays a
-plan, which fails (rather than mixing) if its files are replaced after this check.
+plan over its checked files, and confirm_unchanged tells, after a computation over it, whether
+they were replaced meanwhile.
 
 Spark reads the datasets (and, on Spark Connect, the manifests), so this works on classic and
 Connect sessions alike."""
@@ -30,7 +31,7 @@ from ndcg_spark.comparison.rows import ComparisonRow
 from ndcg_spark.errors import ConfigError, NdcgSparkError
 from ndcg_spark.evaluation import Evaluation, RunCounts, measure_order
 from ndcg_spark.frames import local_frame
-from ndcg_spark.io.layout import COMPARISON_DIR, GATE_DIR, LATEST, PER_QUERY_DIR, SLICES_DIR, SUMMARY_DIR
+from ndcg_spark.io.layout import COMPARISON_DIR, GATE_DIR, LATEST, PER_QUERY_DIR, SLICES_DIR, SUMMARY_DIR, OutputLayout
 from ndcg_spark.io.storage import FileSystem
 from ndcg_spark.publish.layout import MANIFEST_DIR
 from ndcg_spark.publish.manifest import FILE_BYTES, FILE_MODIFIED, FILE_NAME, FILE_ROWS, FILES, OUTPUTS
@@ -39,6 +40,7 @@ from ndcg_spark.scoring.slices import SLICE, SLICE_VALUE
 from ndcg_spark.sessions import is_connect
 
 _FILE, _BYTES, _MODIFIED = "_file", "_bytes", "_modified_ms"
+_FOLDER = "_folder"  # where a dataset's files are read from: under the output as given
 _JSON = ".json"
 
 
@@ -98,7 +100,10 @@ def read_report(output: str, eval_date: dt.date | str | None = None, *, spark: S
     found = manifests(session, output)
     label = choose(found, output, eval_date)
     record = found[label]
-    outputs = record.get(OUTPUTS, {})
+    # Each dataset's folder under `output` as given (the manifest's paths are where the run
+    # wrote them: an output copied or synced elsewhere is read where it is now).
+    layout = OutputLayout(output, None if label == LATEST else dt.date.fromisoformat(label))
+    outputs = {name: {**entry, _FOLDER: layout.folder(name)} for name, entry in record.get(OUTPUTS, {}).items()}
     if PER_QUERY_DIR not in outputs or any(FILES not in entry for entry in outputs.values()):
         raise ReportNotReadable(
             f"{output}'s report for {label} was published by a version that did not record its files: publish that date again"
@@ -127,7 +132,7 @@ def read_report(output: str, eval_date: dt.date | str | None = None, *, spark: S
 
 
 def _paths(entry: Mapping[str, Any]) -> list[str]:
-    return [f"{entry['path'].rstrip('/')}/{item[FILE_NAME]}" for item in entry[FILES]]
+    return [f"{entry[_FOLDER]}/{item[FILE_NAME]}" for item in entry[FILES]]
 
 
 def _file_columns() -> list[Column]:
@@ -186,19 +191,24 @@ def _read_small(spark: SparkSession, entry: Mapping[str, Any], name: str, where:
 
 
 def _read_per_query(spark: SparkSession, entry: Mapping[str, Any], where: str) -> DataFrame:
-    """per_query as a plan over its recorded files, checked now, and failing when read later if
-    a file has been replaced since (Spark's raise_error, per row: no silent mix)."""
+    """per_query as a plan over its recorded files, checked now. (Spark lists the files when the
+    plan is made and reads them when it runs: confirm_unchanged tells whether they were replaced
+    in between.)"""
     _listing(spark, entry, PER_QUERY_DIR, where)
-    frame = spark.read.parquet(*_paths(entry))
-    same = F.lit(False)
-    for item in entry[FILES]:
-        same = same | (
-            (F.col("_metadata.file_name") == F.lit(item[FILE_NAME]))
-            & (F.col("_metadata.file_size") == F.lit(item[FILE_BYTES]))
-            & (F.unix_millis(F.col("_metadata.file_modification_time")) == F.lit(item[FILE_MODIFIED]))
-        )
-    message = f"{where} was published again while being read: read it again"
-    return frame.filter(F.when(same, F.lit(True)).otherwise(F.raise_error(F.lit(message)))).select(*frame.columns)
+    return spark.read.parquet(*_paths(entry))
+
+
+def confirm_unchanged(report: Report, output: str, *, spark: SparkSession | None = None) -> None:
+    """Raise ReportNotReadable if any file of a report read back has been replaced since: called
+    after a computation over its per_query, it proves that what was read is what was checked (a
+    replacement changes a file's time for good)."""
+    record = report.manifest or {}
+    label = str(record.get("eval_date") or LATEST)
+    layout = OutputLayout(output, None if label == LATEST else dt.date.fromisoformat(label))
+    where = f"{output}'s report for {label}"
+    for name in (PER_QUERY_DIR, SUMMARY_DIR, COMPARISON_DIR, SLICES_DIR, GATE_DIR):
+        if name in record.get(OUTPUTS, {}):
+            _listing(_session(spark), {**record[OUTPUTS][name], _FOLDER: layout.folder(name)}, name, where)
 
 
 def _evaluation(record: Mapping[str, Any], summary: list[Row], comparison: list[Row], slices: list[Row]) -> Evaluation:

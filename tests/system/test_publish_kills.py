@@ -16,6 +16,7 @@ import pytest
 from ndcg_spark.errors import EXIT_OK
 from ndcg_spark.job.cli import main
 from ndcg_spark.publish.layout import COMMIT_FILE, LOCK_FILE
+from ndcg_spark.publish.read_back import ReportNotReadable, read_report
 from ndcg_spark.publish.staging import STAGING_DIR
 from tests.conftest import HANG_SECONDS, JUDGMENTS, write
 from tests.publication import DATE, job_arguments, named_results, start_at_point, whole_report_of, writers
@@ -124,3 +125,39 @@ def test_the_next_run_of_another_date_finishes_it_first(capsys, killed, point: s
     assert whole_report_of(output) == ("new" if AFTER_KILL[point][1] else "old")
     assert (output / "summary" / "eval_date=2026-12-02").exists()
     assert not (output / LOCK_FILE).exists()
+
+
+# What read_report returns for the date after a kill at each point: the old run's report, the new
+# run's, or a refusal, never a mix (the manifest names files that a move has since replaced).
+READ_AFTER_KILL = {
+    "staged": "old",
+    "locked": "old",
+    "recorded": "old",
+    "moved-per_query": None,
+    "moved-summary": None,
+    "moved-report_table": None,
+    "manifest": "new",
+    "committed": "new",
+}
+
+
+@pytest.mark.parametrize("point", list(READ_AFTER_KILL))
+def test_read_report_gives_one_runs_report_or_refuses(spark, killed, point: str) -> None:
+    output, states, _, _ = killed
+    _put_back(states[point], output)
+    expected = READ_AFTER_KILL[point]
+    if expected is None:
+        with pytest.raises(
+            ReportNotReadable, match=f"report for {DATE} is being published again, or that publication was cut short"
+        ):
+            read_report(str(output), DATE, spark=spark)
+        return
+    report = read_report(str(output), DATE, spark=spark)
+    frames = {"per_query": report.per_query, "summary": report.summary}
+    found = {
+        name: {row["run_id"].split("-")[0] for row in frame.select("run_id").distinct().collect()}
+        for name, frame in frames.items()
+    }
+    assert found == {"per_query": {expected}, "summary": {expected}}
+    assert report.manifest is not None and report.manifest["config"]["results"].rsplit("/", 2)[-2] == expected
+    assert report.per_query.count() == report.evaluation.per_query_rows

@@ -1,0 +1,76 @@
+"""read_report: a published date read back through its manifest, exactly as published, and never
+from files that have changed since the manifest recorded them."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+
+from ndcg_spark import published_dates, read_report
+from ndcg_spark.errors import EXIT_OK, ConfigError
+from ndcg_spark.publish.read_back import ReportNotReadable, confirm_unchanged
+from tests.conftest import JUDGMENTS, RESULTS, parquet_rows, run_job, write
+
+
+@pytest.fixture(scope="module")
+def published(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("read_back")
+    judgments = write(root / "j" / "part-0.parquet", JUDGMENTS)
+    results = write(root / "r" / "part-0.parquet", RESULTS)
+    output = root / "out"
+    for date in ("2026-12-01", "2026-12-03"):
+        assert run_job(judgments, results, output, "--eval-date", date, "--k", "1,2", "--baseline", "r1") == EXIT_OK
+    return output
+
+
+def test_the_latest_date_as_published(spark: SparkSession, published: Path) -> None:
+    assert [str(date) for date in published_dates(str(published), spark=spark)] == ["2026-12-01", "2026-12-03"]
+    report = read_report(str(published))
+    assert report.manifest is not None and report.manifest["eval_date"] == "2026-12-03"
+    for name, frame in (("per_query", report.per_query), ("summary", report.summary), ("comparison", report.comparison)):
+        assert frame is not None
+        folder = published / name / "eval_date=2026-12-03"
+        assert sorted((tuple(row) for row in frame.collect()), key=repr) == parquet_rows(folder), name
+    assert report.slices is None and report.gate is None
+    # What the job printed, from the manifest's counts and the rows read back.
+    assert "read 6 judgment rows (3 judged queries)" in str(report) and "run " in report.table()
+    assert [run.run_id for run in report.evaluation.runs] == ["r1", "r2"]
+
+
+def test_a_date_or_an_output_that_holds_none(spark: SparkSession, published: Path, tmp_path: Path) -> None:
+    with pytest.raises(
+        ConfigError, match=r"no report is published in .* for 2026-12-02 \(latest dates: 2026-12-01, 2026-12-03\)"
+    ):
+        read_report(str(published), "2026-12-02", spark=spark)
+    with pytest.raises(ConfigError, match=r"no report is published in .*nothing \(no manifest in _manifests/\)"):
+        read_report(str(tmp_path / "nothing"), spark=spark)
+
+
+def test_files_replaced_after_the_manifest_are_refused(spark: SparkSession, published: Path, tmp_path: Path) -> None:
+    output = tmp_path / "copy"
+    shutil.copytree(published, output)  # mtimes kept: the copy reads as the original
+    report = read_report(str(output), "2026-12-01", spark=spark)
+    assert report.per_query.count() == report.evaluation.per_query_rows
+    part = output / "per_query" / "eval_date=2026-12-01" / "part-00000.parquet"
+    os.utime(part, ns=(part.stat().st_atime_ns, part.stat().st_mtime_ns + 5_000_000))  # as a rerun's file would be
+    with pytest.raises(ReportNotReadable, match="per_query's part-00000.parquet is not the file its manifest records"):
+        confirm_unchanged(report, str(output), spark=spark)  # what was read may not be what was checked
+    with pytest.raises(ReportNotReadable, match="per_query's part-00000.parquet is not the file its manifest records"):
+        read_report(str(output), "2026-12-01", spark=spark)
+
+
+def test_a_manifest_without_file_records_is_refused(spark: SparkSession, published: Path, tmp_path: Path) -> None:
+    output = tmp_path / "old"
+    shutil.copytree(published, output)
+    path = output / "_manifests" / "2026-12-03.json"
+    manifest = json.loads(path.read_text())
+    for entry in manifest["outputs"].values():
+        entry.pop("files")
+    path.write_text(json.dumps(manifest))
+    with pytest.raises(ReportNotReadable, match="by a version that did not record its files: publish that date again"):
+        read_report(str(output), spark=spark)
