@@ -112,14 +112,10 @@ def gated_cutoffs(entries: Sequence[str], reported: Sequence[Cutoff], name: str 
         for measure in measures:
             wanted = Cutoff(measure.name if isinstance(measure, Measure) else measure.measure, measure.k)
             if wanted not in reported:
-                held = ", ".join(_asked(item) for item in reported)
+                held = ", ".join(item.asked for item in reported)
                 raise ConfigError(f"{name} {entry!r} is not in the report (it holds {held}); ask for it with --measure or --k")
             chosen.setdefault(wanted)
     return tuple(sorted(chosen, key=lambda item: report_order(item.measure, item.k)))
-
-
-def _asked(cutoff: Cutoff) -> str:
-    return cutoff.measure if cutoff.k is None else f"{cutoff.measure}.{cutoff.k}"
 
 
 @dataclass(frozen=True)
@@ -185,7 +181,7 @@ class Verdict:
         return [row for row in self.rows if not row.passed]
 
     def __str__(self) -> str:
-        from ndcg_spark.report.verdict import format_verdict  # its words are the printed report's
+        from ndcg_spark.comparison.verdict import format_verdict  # which imports this module
 
         return format_verdict(self)
 

@@ -42,6 +42,11 @@ class Cutoff:
     measure: str
     k: int | None
 
+    @property
+    def asked(self) -> str:
+        """As --measure asks for it: P.5, map."""
+        return self.measure if self.k is None else f"{self.measure}.{self.k}"
+
 
 @dataclass
 class ComparisonRow:

@@ -46,6 +46,17 @@ class GateSettings:
     def rule(self) -> GateRule | None:
         return None if self.threshold is None else GateRule(self.threshold, self.cutoffs, self.alpha)
 
+    def recorded(self) -> dict[str, Any] | None:
+        """As the manifest (and MLflow's params) record it: [gate]'s keys; None when off."""
+        if self.threshold is None:
+            return None
+        return {
+            "fail_on_drop": str(self.threshold),
+            "measures": [cut.asked for cut in self.cutoffs],
+            "alpha": self.alpha,
+            "against": None if self.against is None else str(self.against),
+        }
+
 
 PREVIOUS: Literal["previous"] = "previous"
 

@@ -12,6 +12,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 from ndcg_spark import progress
 from ndcg_spark.comparison.gate import Verdict
+from ndcg_spark.comparison.verdict import format_verdict
 from ndcg_spark.errors import ConfigError
 from ndcg_spark.evaluation import Evaluation, evaluate_checked
 from ndcg_spark.io.storage import FileSystem
@@ -32,7 +33,6 @@ from ndcg_spark.report import tables
 from ndcg_spark.report.data import Renderer, gather
 from ndcg_spark.report.formatting import format_report, judged_warnings
 from ndcg_spark.report.result import Report, report_of
-from ndcg_spark.report.verdict import format_verdict
 from ndcg_spark.sessions import is_connect
 from ndcg_spark.spark_conf import session_settings
 
@@ -80,6 +80,7 @@ def _settings(config: JobConfig) -> dict[str, object]:
     """The configuration as the manifest records it: the job's settings and every option, side by side."""
     settings = {item.name: getattr(config, item.name) for item in dataclasses.fields(config) if item.name != "options"}
     settings["named_results"] = dict(config.named_results)
+    settings["gate"] = config.gate.recorded()
     return {**settings, **config.options.recorded()}
 
 

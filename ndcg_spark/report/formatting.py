@@ -9,6 +9,7 @@ from typing import Any
 from ndcg_spark import columns as c
 from ndcg_spark.comparison import rows as cmp
 from ndcg_spark.evaluation import Evaluation, RunCounts
+from ndcg_spark.formats import format_number, format_p
 from ndcg_spark.measures import label, report_order
 from ndcg_spark.scoring.slices import SLICE, SLICE_VALUE
 
@@ -43,17 +44,6 @@ def _aligned(lines: list[Sequence[str]]) -> list[str]:
         "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(line, widths, strict=True)))
         for line in lines
     ]
-
-
-def format_number(value: float | None, digits: int = 4) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
-
-
-def format_p(value: float | None) -> str:
-    """Small p-values in scientific notation, so that 3e-12 does not print as 0.0000."""
-    if value is None:
-        return "-"
-    return f"{value:.2e}" if 0 < value < 1e-3 else f"{value:.4f}"
 
 
 WINS_TIES_LOSSES = "wins_ties_losses"

@@ -21,6 +21,7 @@ from plotly.offline import get_plotlyjs
 
 from ndcg_spark import columns as c
 from ndcg_spark.comparison import rows as cmp
+from ndcg_spark.comparison.verdict import FAILED, PASSED, format_verdict
 from ndcg_spark.measures import NDCG_MEASURES, label
 from ndcg_spark.report.data import HISTOGRAM_BINS, QUANTILES, ReportData
 from ndcg_spark.report.formatting import (
@@ -33,7 +34,6 @@ from ndcg_spark.report.formatting import (
     summary_cutoffs,
     summary_variants,
 )
-from ndcg_spark.report.verdict import FAILED, PASSED, format_verdict
 
 CHART_CLASS = "chart"
 _TEMPLATE = "plotly_white"

@@ -17,9 +17,9 @@ from ndcg_spark.comparison.gate import (
     parse_threshold,
 )
 from ndcg_spark.comparison.rows import Cutoff
+from ndcg_spark.comparison.verdict import format_verdict
 from ndcg_spark.errors import ConfigError
 from ndcg_spark.job.config import PREVIOUS, parse_args
-from ndcg_spark.report.verdict import format_verdict
 
 REQUIRED = ["--judgments", "j", "--results", "r", "--output", "o"]
 REPORTED = [Cutoff("ndcg_cut", 5), Cutoff("ndcg_cut", 10), Cutoff("ndcg", None), Cutoff("P", 5), Cutoff("map", None)]

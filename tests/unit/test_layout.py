@@ -22,6 +22,7 @@ FLOW = [
         "frames",
         "sessions",
         "version",
+        "formats",
     },
     {"io"},
     {"checks"},
@@ -30,6 +31,7 @@ FLOW = [
     {"evaluation"},
     {"report"},
     {"publish"},
+    {"gating"},
     {"api"},
     {"tuning"},
     {"__init__"},  # the package root: the public names, re-exported

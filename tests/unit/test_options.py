@@ -20,27 +20,27 @@ REQUIRED = ["--judgments", "j", "--results", "r", "--output", "o"]
 
 
 @dataclass(frozen=True)
-class WithAlpha(Options):
+class WithExample(Options):
     """Options with one more, declared in one line as any option is (no other file touched)."""
 
-    alpha: int = option(3, "an example option", EVALUATION, parse=lambda value: count("alpha", value, 0, 9))
+    example: int = option(3, "an example option", EVALUATION, parse=lambda value: count("example", value, 0, 9))
 
 
 def test_one_declared_line_gives_the_flag_the_key_the_keyword_the_check_the_manifest_and_the_docs(tmp_path: Path) -> None:
-    assert parse_args(REQUIRED, WithAlpha).options == WithAlpha()  # the default
-    assert parse_args([*REQUIRED, "--alpha", "7"], WithAlpha).options.alpha == 7  # type: ignore[attr-defined]
+    assert parse_args(REQUIRED, WithExample).options == WithExample()  # the default
+    assert parse_args([*REQUIRED, "--example", "7"], WithExample).options.example == 7  # type: ignore[attr-defined]
     path = tmp_path / "c.toml"
-    path.write_text("[evaluation]\nalpha = 5\n")
-    assert parse_args([*REQUIRED, "--config", str(path)], WithAlpha).options.alpha == 5  # type: ignore[attr-defined]
-    assert parse_args([*REQUIRED, "--config", str(path), "--alpha", "6"], WithAlpha).options.alpha == 6  # type: ignore[attr-defined]
-    assert WithAlpha.of({"alpha": 4}).alpha == 4  # type: ignore[attr-defined]
-    with pytest.raises(ConfigError, match=r"^alpha must be a whole number from 0 to 9, got '10'$"):
-        parse_args([*REQUIRED, "--alpha", "10"], WithAlpha)
-    assert WithAlpha(alpha=8).recorded()["alpha"] == 8  # the manifest's config
-    assert "| `alpha` | `--alpha` | `[evaluation] alpha` | 3 | an example option |" in options_table(WithAlpha)
-    assert spelling("alpha", WithAlpha).flag == "--alpha"
+    path.write_text("[evaluation]\nexample = 5\n")
+    assert parse_args([*REQUIRED, "--config", str(path)], WithExample).options.example == 5  # type: ignore[attr-defined]
+    assert parse_args([*REQUIRED, "--config", str(path), "--example", "6"], WithExample).options.example == 6  # type: ignore[attr-defined]
+    assert WithExample.of({"example": 4}).example == 4  # type: ignore[attr-defined]
+    with pytest.raises(ConfigError, match=r"^example must be a whole number from 0 to 9, got '10'$"):
+        parse_args([*REQUIRED, "--example", "10"], WithExample)
+    assert WithExample(example=8).recorded()["example"] == 8  # the manifest's config
+    assert "| `example` | `--example` | `[evaluation] example` | 3 | an example option |" in options_table(WithExample)
+    assert spelling("example", WithExample).flag == "--example"
     with pytest.raises(ConfigError, match="unknown key"):
-        settings_from_toml({"evaluation": {"alpha": 1}})  # only where it is declared
+        settings_from_toml({"evaluation": {"example": 1}})  # only where it is declared
 
 
 def test_help_shows_each_option_with_its_help() -> None:

@@ -4,7 +4,7 @@ failed, by how much, with the interval and p, and the queries and slices that fe
 from __future__ import annotations
 
 from ndcg_spark.comparison.gate import REFERENCE_BASELINE, GateRow, Verdict
-from ndcg_spark.report.formatting import format_number, format_p
+from ndcg_spark.formats import format_number, format_p
 
 PASSED, FAILED = "passed", "FAILED"
 
