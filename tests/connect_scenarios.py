@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from ndcg_spark import NdcgSparkError, compare, evaluate, read_qrels, read_run
+from ndcg_spark import NdcgSparkError, compare, evaluate, gate, published_dates, read_qrels, read_report, read_run
 from ndcg_spark import columns as c
 from ndcg_spark.checks.inputs import JUDGMENTS, RESULTS, Source, canonical_inputs
 from ndcg_spark.evaluation import main_pass
@@ -258,6 +258,26 @@ def plan(spark: SparkSession, scratch: Path) -> Result:
     return counts(printed.getvalue().split(_EXPLAINED, 1)[-1])
 
 
+PUBLISHED = "published"  # a job's output of two dates, which the test puts in each scratch folder
+
+
+def read_back(spark: SparkSession, scratch: Path) -> Result:
+    """A published output read back and gated: read_report, published_dates and gate()."""
+    output = str(scratch / PUBLISHED)
+    now, before = read_report(output, spark=spark), read_report(output, "2026-12-01", spark=spark)
+    verdict = gate(now, before, fail_on_drop=0.01, measures=["ndcg_cut.2"])
+    refused = _refusal(lambda: read_report(output, "2026-11-30", spark=spark))
+    return {
+        **_report(now),
+        "gate": _rows(now.gate),
+        "dates": [str(date) for date in published_dates(output, spark=spark)],
+        "verdict": str(verdict),
+        "verdict_rows": _rows(verdict.frame(spark)),
+        "against_baseline": str(gate(now, "r1", fail_on_drop="2%")),
+        "refused": {**refused, "message": refused["message"].replace(output, "OUT")},
+    }
+
+
 SCENARIOS: dict[str, Scenario] = {
     "worked_example": worked_example,
     "variants": variants,
@@ -268,6 +288,7 @@ SCENARIOS: dict[str, Scenario] = {
     "trec_files": trec_files,
     "evaluator": evaluator,
     "plan": plan,
+    "read_back": read_back,
 }
 # Run on Connect only, and checked against exact expectations: the classic session's tuning is
 # tests/transforms/test_evaluator.py's, and its NaN refusal the evaluator scenario's (a model

@@ -3,24 +3,28 @@ bit, and pytrec_eval's, with the checks, the comparison, the tables and the eval
 
 The Connect side runs tests/connect_scenarios.py in a process of its own, which starts a local
 Connect server from the pyspark package (pyspark picks Connect or classic for a whole process);
-this process runs the same scenarios on the classic test session meanwhile."""
+this process runs the same scenarios on the classic test session meanwhile. A report the job
+published (in this process, before) is read back and gated on both."""
 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from pyspark.sql import SparkSession
 
 from ndcg_spark import columns as c
+from ndcg_spark.errors import EXIT_OK
 from ndcg_spark.measures import parse_measures
 from ndcg_spark.scoring.dcg import PER_QUERY_COLUMNS
 from tests import connect_scenarios, oracle
-from tests.conftest import HANG_SECONDS, ROOT, job_env
+from tests.conftest import HANG_SECONDS, JUDGMENTS, RESULTS, ROOT, job_env, run_job, write
 from tests.references import generated, pytrec_ndcg
 
 pytestmark = pytest.mark.slow
@@ -29,10 +33,21 @@ pytestmark = pytest.mark.slow
 _INDEX = {name: i for i, name in enumerate(PER_QUERY_COLUMNS)}
 
 
+def _publish_two_dates(inputs: Path, output: Path) -> None:
+    """The job's report of two dates, the second gated against the first (read_back's input)."""
+    judgments = write(inputs / "j" / "part-0.parquet", JUDGMENTS)
+    results = write(inputs / "r" / "part-0.parquet", RESULTS)
+    for date in ("2026-12-01", "2026-12-02"):
+        gated = ["--against-previous", "--fail-on-drop", "0.01", "--baseline", "r1", "--k", "1,2"]
+        assert run_job(judgments, results, output, "--eval-date", date, *gated) == EXIT_OK
+
+
 @pytest.fixture(scope="module")
 def both(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict, dict]]:
     """(classic, connect): every scenario's result on each kind of session, both through JSON."""
     connect_dir, classic_dir = tmp_path_factory.mktemp("connect"), tmp_path_factory.mktemp("classic")
+    _publish_two_dates(tmp_path_factory.mktemp("inputs"), classic_dir / connect_scenarios.PUBLISHED)
+    shutil.copytree(classic_dir / connect_scenarios.PUBLISHED, connect_dir / connect_scenarios.PUBLISHED)  # times kept
     out, log = connect_dir / "results.json", connect_dir / "connect.log"
     # The Connect server's JVM lives for the scenarios' minute or two: the short-lived options
     # (C1 alone: 139 CPU seconds instead of 198, the same time on an idle machine).
@@ -188,3 +203,20 @@ def test_the_connect_plan_shuffles_each_input_once(both: tuple[dict, dict]) -> N
     (the rows test above)."""
     _, connect = both
     assert connect["plan"] == {"exchanges": 2, "reused": 1, "broadcasts": 0, "sorts": 4}
+
+
+def test_a_published_report_reads_back_and_gates_alike(both: tuple[dict, dict]) -> None:
+    classic, connect = both
+    found = connect["read_back"]
+    assert found["dates"] == ["2026-12-01", "2026-12-02"]
+    assert found["verdict"].startswith("gate: passed against 2026-12-01: none of 2 gated shows a fall of more than 0.01")
+    assert found["against_baseline"].startswith("gate: ")
+    assert sorted((row[0], row[2], row[4]) for row in found["gate"]) == [
+        ("baseline", "r2", 1),
+        ("baseline", "r2", 2),
+        ("date", "r1", 1),
+        ("date", "r1", 2),
+        ("date", "r2", 1),
+        ("date", "r2", 2),
+    ]
+    assert found["refused"]["error"] == "ConfigError" and "for 2026-11-30" in found["refused"]["message"]
