@@ -254,7 +254,7 @@ def slice_means(rows: Iterable[Row]) -> SliceMeans:
     }
 
 
-def _fell_slices(before: SliceMeans, after: SliceMeans, reference_run: str | None, run: str, cutoff: Cutoff) -> list[Any]:
+def slice_fell_most(before: SliceMeans, after: SliceMeans, reference_run: str | None, run: str, cutoff: Cutoff) -> list[Any]:
     """The slice values whose mean fell most for `run` at `cutoff`: against `reference_run`'s mean
     in the same report (a baseline), or against the run's own in `before` (an earlier date)."""
     fallen = []
@@ -289,7 +289,7 @@ def against_baseline(
             rule,
             False,
             fell.get((row.run_id, row.measure, row.k), []),
-            _fell_slices(slices or {}, slices or {}, baseline, row.run_id, Cutoff(row.measure, row.k)),
+            slice_fell_most(slices or {}, slices or {}, baseline, row.run_id, Cutoff(row.measure, row.k)),
         )
         for row in gated
     ]
@@ -324,7 +324,7 @@ def against_earlier(
             rule,
             judgments_changed,
             fell.get((row.run_id, row.measure, row.k), []),
-            _fell_slices(before, after, None, row.run_id, Cutoff(row.measure, row.k)),
+            slice_fell_most(before, after, None, row.run_id, Cutoff(row.measure, row.k)),
         )
         for row in comparison
     ]

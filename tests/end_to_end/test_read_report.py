@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from ndcg_spark import published_dates, read_report
+from ndcg_spark import gate, published_dates, read_report
 from ndcg_spark.errors import EXIT_OK, ConfigError
 from ndcg_spark.publish.read_back import ReportNotReadable, confirm_unchanged
 from tests.conftest import JUDGMENTS, RESULTS, parquet_rows, run_job, write
@@ -74,3 +74,14 @@ def test_a_manifest_without_file_records_is_refused(spark: SparkSession, publish
     path.write_text(json.dumps(manifest))
     with pytest.raises(ReportNotReadable, match="by a version that did not record its files: publish that date again"):
         read_report(str(output), spark=spark)
+
+
+def test_a_gate_across_other_judgments_is_flagged(spark: SparkSession, tmp_path: Path) -> None:
+    results = write(tmp_path / "r" / "part-0.parquet", RESULTS)
+    output = tmp_path / "out"
+    for date, judgments in (("2026-12-01", JUDGMENTS), ("2026-12-02", {name: values[:-1] for name, values in JUDGMENTS.items()})):
+        path = write(tmp_path / date / "part-0.parquet", judgments)
+        assert run_job(path, results, output, "--eval-date", date, "--k", "1") == EXIT_OK
+    verdict = gate(read_report(str(output), spark=spark), read_report(str(output), "2026-12-01", spark=spark), fail_on_drop=0.01)
+    assert {row.judgments_changed for row in verdict.rows} == {True}
+    assert "note: the judgments differ from 2026-12-01's" in str(verdict)

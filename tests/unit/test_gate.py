@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from ndcg_spark.comparison.gate import (
+    FELL_SLICES,
     GateRow,
     GateRule,
     Threshold,
@@ -15,6 +16,7 @@ from ndcg_spark.comparison.gate import (
     gated_cutoffs,
     parse_alpha,
     parse_threshold,
+    slice_fell_most,
 )
 from ndcg_spark.comparison.rows import Cutoff
 from ndcg_spark.comparison.verdict import format_verdict
@@ -169,3 +171,20 @@ def test_nothing_to_gate_against_passes_and_says_so() -> None:
     verdict = Verdict((), rule, "nothing to gate against: no eval date before 2026-12-01 is published in out")
     assert verdict.passed
     assert str(verdict) == "gate: passed: nothing to gate against: no eval date before 2026-12-01 is published in out"
+
+
+def test_the_slices_that_fell_most() -> None:
+    ndcg10 = Cutoff("ndcg_cut", 10)
+    before = {("locale", value, "a", "ndcg_cut", 10): 0.8 for value in ("de", "en", "fr", "it", "es", "nl", None)}
+    after = {
+        ("locale", value, "a", "ndcg_cut", 10): mean
+        for value, mean in (("de", 0.5), ("en", 0.79), ("fr", 0.9), ("it", 0.6), ("es", 0.7), ("nl", 0.75), (None, 0.4))
+    }
+    after[("locale", "de", "b", "ndcg_cut", 10)] = 0.1  # another run's slice
+    fallen = slice_fell_most(before, after, None, "a", ndcg10)
+    assert len(fallen) == FELL_SLICES
+    assert fallen[:3] == [("locale", None, 0.8, 0.4), ("locale", "de", 0.8, 0.5), ("locale", "it", 0.8, 0.6)]
+    assert all(after_mean < before_mean for _, _, before_mean, after_mean in fallen)  # fr rose: never listed
+    # Against a baseline run of the same report: the baseline's slice means are the reference.
+    same = {**after, ("locale", "de", "base", "ndcg_cut", 10): 0.9}
+    assert slice_fell_most(same, same, "base", "a", ndcg10) == [("locale", "de", 0.9, 0.5)]
