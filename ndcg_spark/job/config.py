@@ -339,7 +339,7 @@ def argument_parser(kind: type[Options] = Options) -> argparse.ArgumentParser:
         "--trec-eval-report",
         action="store_const",
         const=True,
-        help="also write trec_eval -q style text per run (DIR/trec_eval/run_id=RUN/part-00000.txt)",
+        help="also write trec_eval -q style text per run (DIR/trec_eval/run_id=RUN/part-00000-*.txt)",
     )
     job.add_argument("--no-html-report", dest="html_report", action="store_const", const=False, help="skip DIR/report/*.html")
     job.add_argument(

@@ -1,16 +1,19 @@
-"""Staging a report and moving it into place so that readers never see half of a dataset.
+"""Staging a report and moving it into place so that readers never see two runs' rows mixed.
 
-Each dataset (per_query, summary; with --eval-date, each date of each) is one Parquet file with a
-fixed name. The new file is written under the staging folder, its row count checked against what
-the job computed, and only then moved onto the old file in one step (see FileSystem.replace): a
-reader lists either the complete previous file or the complete new one. A rerun with an empty
-result replaces the date with an empty file, so no old rows survive. That all the datasets of a
-date come from one run is commit.py's part.
+Each dataset of a date (per_query, summary, ...; with --eval-date, its eval_date=D partition) is
+a folder of Parquet files written by as many tasks as its size calls for (PART_ROWS rows a file).
+The new folder is written under the staging folder and its row count checked against what the job
+computed (the sum of its files' footers); only then is it swapped in: the old folder is renamed
+aside (a hidden name, which readers skip), the new one renamed into place, and the old one
+removed. Between the two renames a reader finds no folder for that date, never a mix of two runs.
+The HTML page and the table, one file each in report/ beside every other date's, replace theirs
+in one rename. A rerun with an empty result replaces the date with an empty file, so no old rows
+survive. That all the datasets of a date come from one run is commit.py's part.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pyspark.sql import DataFrame, SparkSession
 
@@ -20,9 +23,12 @@ from ndcg_spark.io.layout import REPORT_DIR, OutputLayout
 from ndcg_spark.io.storage import FileSystem
 from ndcg_spark.publish.staging import Staging
 
-PART_FILE = "part-00000.parquet"
-TEXT_PART_FILE = "part-00000.txt"
+PART_PREFIX = "part-"
+PART_ROWS = 500_000  # rows a data file of a dataset holds at most (tens of MB of Parquet)
+# Spark's own cap of the rows of a file, when set (> 0), takes PART_ROWS's place.
+MAX_RECORDS_PER_FILE = "spark.sql.files.maxRecordsPerFile"
 _STAGED_REPORT = "report"
+ASIDE_PREFIX = "_replaced-"  # the previous folder of a dataset while it is swapped out
 
 
 class PublishError(NdcgSparkError):
@@ -36,11 +42,11 @@ class Dataset:
     name: str
     frame: DataFrame
     expected_rows: int
-    text: bool = False  # a frame of one string column, written as lines (in the frame's order)
+    text: bool = False  # a frame of one string column, written as lines (in the frame's order): one file
 
-    @property
-    def part_file(self) -> str:
-        return TEXT_PART_FILE if self.text else PART_FILE
+    def parts(self, rows_per_part: int = PART_ROWS) -> int:
+        """How many files (and tasks) write it: one per rows_per_part rows, one for text."""
+        return 1 if self.text else max(1, -(-self.expected_rows // rows_per_part))
 
 
 @dataclass(frozen=True)
@@ -52,52 +58,51 @@ class Published:
 
 @dataclass(frozen=True)
 class Move:
-    """A staged file and where it goes. `folder_owned`: the target's folder holds this dataset's
-    file alone (other files in it are removed), unlike report/, which holds every date's page."""
+    """A staged folder (or file) and where it goes. `folder_owned`: a dataset's folder, swapped
+    whole, with `rows` of each of its data files by name; else one file among others (report/).
+    `aside`: where the target's previous folder waits while it is swapped out."""
 
     name: str
     source: str
     target: str
     rows: int
     folder_owned: bool = True
+    aside: str = ""
+    files: dict[str, int] = field(default_factory=dict)
 
     @property
     def published(self) -> Published:
-        """What the manifest lists: a dataset's folder, or the page's file."""
-        return Published(self.name, self.target.rsplit("/", 1)[0] if self.folder_owned else self.target, self.rows)
+        return Published(self.name, self.target, self.rows)
 
 
-def _single_part(fs: FileSystem, folder: str) -> str:
-    parts = [info.path for info in fs.children(folder) if info.path.rsplit("/", 1)[1].startswith("part-")]
-    if len(parts) != 1:
-        raise PublishError(f"staged {folder} holds {len(parts)} data files, expected 1: nothing published")
-    return parts[0]
+def _parts(fs: FileSystem, folder: str) -> list[str]:
+    return sorted(info.path for info in fs.children(folder) if info.path.rsplit("/", 1)[1].startswith(PART_PREFIX))
 
 
-def stage(spark: SparkSession, staging: Staging, dataset: Dataset) -> str:
-    """Write the dataset as one file under staging, check its row count (a Parquet file's from
-    its footer, read by the driver; text by reading it back) and return that file."""
+def stage(spark: SparkSession, staging: Staging, dataset: Dataset, target: str) -> Move:
+    """Write the dataset's folder under staging, check its row count (Parquet's from its files'
+    footers, read by the driver; text by reading it back) and return the move that publishes it."""
     folder = staging.path(f"{_STAGED_REPORT}/{dataset.name}")
-    writer = dataset.frame.coalesce(1).write
-    writer.text(folder) if dataset.text else writer.parquet(folder)
-    part = _single_part(staging.fs, folder)
-    rows = spark.read.text(folder).count() if dataset.text else staging.fs.parquet_rows(part)
+    capped = int(spark.conf.get(MAX_RECORDS_PER_FILE) or 0)
+    frame = dataset.frame.coalesce(dataset.parts(capped if capped > 0 else PART_ROWS))
+    frame.write.text(folder) if dataset.text else frame.write.parquet(folder)
+    parts = _parts(staging.fs, folder)
+    if not parts:
+        raise PublishError(f"staged {folder} holds no data file: nothing published")
+    if dataset.text:
+        files = {parts[0].rsplit("/", 1)[1]: spark.read.text(folder).count()}
+    else:
+        files = {part.rsplit("/", 1)[1]: staging.fs.parquet_rows(part) for part in parts}
+    rows = sum(files.values())
     if rows != dataset.expected_rows:
         raise PublishError(f"staged {dataset.name} has {rows} rows, the job computed {dataset.expected_rows}: nothing published")
-    return part
+    parent, leaf = target.rsplit("/", 1)
+    return Move(dataset.name, folder, target, rows, aside=f"{parent}/{ASIDE_PREFIX}{staging.token}-{leaf}", files=files)
 
 
 def stage_all(spark: SparkSession, staging: Staging, layout: OutputLayout, datasets: list[Dataset]) -> list[Move]:
     """Stage and check every dataset; returns the moves that publish them, in the given order."""
-    return [
-        Move(
-            dataset.name,
-            stage(spark, staging, dataset),
-            f"{layout.folder(dataset.name)}/{dataset.part_file}",
-            dataset.expected_rows,
-        )
-        for dataset in datasets
-    ]
+    return [stage(spark, staging, dataset, layout.folder(dataset.name)) for dataset in datasets]
 
 
 def stage_file(staging: Staging, name: str, text: str, target: str) -> Move:
@@ -114,18 +119,24 @@ def stage_page(staging: Staging, layout: OutputLayout, page: str) -> Move:
 
 
 def place(fs: FileSystem, move: Move) -> None:
-    """Move one staged file onto its target. Idempotent: a move already made (its source gone)
-    is skipped, so an interrupted publication can be finished by running its moves again."""
-    folder = move.target.rsplit("/", 1)[0]
-    fs.mkdirs(folder)
-    if fs.exists(move.source):
-        fs.replace(move.source, move.target)
-    if not move.folder_owned:
+    """Move one staged folder (or file) into place. Idempotent, so that an interrupted
+    publication is finished by running its moves again: a folder already moved (its source
+    gone) is not moved twice, and a previous folder left aside is removed."""
+    parent = move.target.rsplit("/", 1)[0]
+    fs.mkdirs(parent)
+    if not move.folder_owned or not move.aside:  # a file (or a record written before folders were swapped)
+        if fs.exists(move.source):
+            fs.replace(move.source, move.target)
         return
-    # Files of another layout (Spark's own part files, _SUCCESS) would add rows: remove them.
-    # Other dates' folders stay (a run without --eval-date beside dated ones).
-    kept = move.target.rsplit("/", 1)[1]
-    for info in fs.children(folder):
-        name = info.path.rsplit("/", 1)[1]
-        if name != kept and not name.startswith(f"{c.EVAL_DATE}="):
-            fs.delete(info.path)
+    if fs.exists(move.source):
+        if fs.exists(move.target) and not fs.exists(move.aside):
+            fs.move_to_new(move.target, move.aside)
+        if not fs.move_to_new(move.source, move.target) and fs.exists(move.source):
+            raise OSError(f"cannot move {move.source} to {move.target}")
+    if fs.exists(move.aside):
+        # An undated dataset's folder also holds the dated ones (eval_date=D): they stay.
+        for info in fs.children(move.aside):
+            name = info.path.rsplit("/", 1)[1]
+            if name.startswith(f"{c.EVAL_DATE}=") and not fs.exists(f"{move.target}/{name}"):
+                fs.move_to_new(info.path, f"{move.target}/{name}")
+        fs.delete(move.aside)

@@ -66,15 +66,17 @@ def _placed(fs: FileSystem, moves: tuple[Move, ...]) -> dict[str, list[dict[str,
     object store does not, hence after the moves)."""
     placed: dict[str, list[dict[str, object]]] = {}
     for move in moves:
-        info = fs.info(move.target)
-        placed.setdefault(move.name, []).append(
-            {
-                manifest.FILE_NAME: move.target.rsplit("/", 1)[1],
-                manifest.FILE_BYTES: info.size,
-                manifest.FILE_MODIFIED: info.modified_ms,
-                manifest.FILE_ROWS: move.rows,
-            }
-        )
+        files = {f"{move.target}/{name}": rows for name, rows in move.files.items()} or {move.target: move.rows}
+        for path, rows in files.items():
+            info = fs.info(path)
+            placed.setdefault(move.name, []).append(
+                {
+                    manifest.FILE_NAME: path.rsplit("/", 1)[1],
+                    manifest.FILE_BYTES: info.size,
+                    manifest.FILE_MODIFIED: info.modified_ms,
+                    manifest.FILE_ROWS: rows,
+                }
+            )
     return placed
 
 

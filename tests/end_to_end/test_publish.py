@@ -1,4 +1,4 @@
-"""Publication: one file per dataset and date swapped in one step, a manifest written last, reruns
+"""Publication: a folder per dataset and date swapped in, a manifest written last, reruns
 that replace exactly their date, failures and kills that leave the previous report untouched."""
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
 from ndcg_spark.errors import EXIT_INPUT_REJECTED, EXIT_OK
-from ndcg_spark.publish.atomic import PART_FILE
 from ndcg_spark.publish.staging import STAGING_DIR
 from tests.conftest import RESULTS, run_job, snapshot, write
 
@@ -22,7 +21,8 @@ def test_layout_is_one_file_per_dataset_and_date_and_a_manifest(inputs, tmp_path
     output = tmp_path / "out"
     assert run_job(*inputs, output, "--eval-date", "2026-12-01", html=True) == EXIT_OK
     for name in ("per_query", "summary"):
-        assert sorted(os.listdir(output / name / "eval_date=2026-12-01")) == [PART_FILE]
+        data = [file for file in os.listdir(output / name / "eval_date=2026-12-01") if not file.startswith((".", "_"))]
+        assert len(data) == 1 and data[0].startswith("part-00000-") and data[0].endswith(".parquet")  # a small one: one file
     assert sorted(os.listdir(output / "report")) == ["2026-12-01.html", "2026-12-01.md"]
     assert not (output / STAGING_DIR).exists()
     record = json.loads((output / "_manifests" / "2026-12-01.json").read_text())

@@ -1,8 +1,9 @@
 """A lost machine changes no number: the job runs on a Spark standalone cluster on 127.0.0.1 (a
 master and two one-core workers from the pip-installed pyspark), one worker is killed with its
 executor from inside the main pass (a task of its second stage kills its own worker: see
-tests/fault_injection.py), and the report must equal a clean local run exactly. The cluster is
-always torn down."""
+tests/fault_injection.py), and the report must equal a clean local run exactly. Its per_query is
+written by several tasks there, as a large input's is, and published whole. The cluster is always
+torn down."""
 
 from __future__ import annotations
 
@@ -157,6 +158,9 @@ def test_killing_a_worker_changes_no_number(tmp_path: Path, cluster) -> None:
             "spark.ui.enabled=false",
             "--conf",
             f"spark.executor.extraJavaOptions={_CLUSTER_JVM}",
+            # per_query's 3,000 rows as a large one's: a file (and a task) per 500 rows.
+            "--conf",
+            "spark.sql.files.maxRecordsPerFile=500",
             str(HARNESS),
             f"{LOSE_WORKER}{mark}",
             *flags,
@@ -175,3 +179,13 @@ def test_killing_a_worker_changes_no_number(tmp_path: Path, cluster) -> None:
     assert "Lost executor" in job.stdout, job.stdout[-4000:]
     for name in ("per_query", "summary"):
         assert parquet_rows(output / name / f"eval_date={DATE}") == parquet_rows(tmp_path / "local" / name / f"eval_date={DATE}")
+    # per_query written by several tasks (part-NNNNN is the task's partition; c00N its files) into
+    # files of at most 500 rows, and published whole: the manifest records every file, and nothing
+    # staged or set aside is left.
+    parts = sorted(path.name for path in (output / "per_query" / f"eval_date={DATE}").glob("part-*.parquet"))
+    assert len(parts) >= 6 and len({name.split("-")[1] for name in parts}) >= 2, parts
+    recorded = json.loads((output / "_manifests" / f"{DATE}.json").read_text())["outputs"]["per_query"]
+    assert sorted(item["name"] for item in recorded["files"]) == parts
+    assert max(item["rows"] for item in recorded["files"]) <= 500 and recorded["rows"] == 3_000
+    assert sum(item["rows"] for item in recorded["files"]) == 3_000
+    assert not (output / "_staging").exists() and not list((output / "per_query").glob("_replaced-*"))
