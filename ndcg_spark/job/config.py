@@ -126,13 +126,13 @@ def _named(item: Any) -> tuple[str | None, Any]:
     return (name, path) if sep and _RUN_NAME.fullmatch(name) else (None, text)
 
 
-def parse_date(value: Any) -> dt.date:
+def parse_date(value: Any, name: str = "eval-date") -> dt.date:
     if isinstance(value, dt.date):
         return value
     try:
         return dt.date.fromisoformat(str(value))
     except ValueError:
-        raise ConfigError(f"eval-date must be YYYY-MM-DD, got {value!r}") from None
+        raise ConfigError(f"{name} must be YYYY-MM-DD, got {value!r}") from None
 
 
 def _table(doc: Mapping[str, Any], name: str) -> Mapping[str, Any]:
@@ -296,19 +296,10 @@ def _against(settings: Mapping[str, Any]) -> dt.date | Literal["previous"] | Non
     if previous:
         return PREVIOUS
     if named is not None:
-        return _date("--against-date", named)
+        return parse_date(named, "--against-date")
     if configured is None:
         return None
-    return PREVIOUS if configured == PREVIOUS else _date('[gate] against ("previous" or YYYY-MM-DD)', configured)
-
-
-def _date(name: str, value: Any) -> dt.date:
-    if isinstance(value, dt.date):
-        return value
-    try:
-        return dt.date.fromisoformat(str(value))
-    except ValueError:
-        raise ConfigError(f"{name} must be YYYY-MM-DD, got {value!r}") from None
+    return PREVIOUS if configured == PREVIOUS else parse_date(configured, '[gate] against ("previous" or YYYY-MM-DD)')
 
 
 def argument_parser(kind: type[Options] = Options) -> argparse.ArgumentParser:
