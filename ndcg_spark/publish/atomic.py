@@ -4,8 +4,9 @@ Each dataset of a date (per_query, summary, ...; with --eval-date, its eval_date
 a folder of Parquet files written by as many tasks as its size calls for (PART_ROWS rows a file).
 The new folder is written under the staging folder and its row count checked against what the job
 computed (the sum of its files' footers); only then is it swapped in: the old folder is renamed
-aside (a hidden name, which readers skip), the new one renamed into place, and the old one
-removed. Between the two renames a reader finds no folder for that date, never a mix of two runs.
+aside (into the run's staging folder, out of every reader's way, a glob's included), the new one
+renamed into place, and the old one removed. Between the two renames a reader finds no folder for
+that date, never a mix of two runs.
 The HTML page and the table, one file each in report/ beside every other date's, replace theirs
 in one rename. A rerun with an empty result replaces the date with an empty file, so no old rows
 survive. That all the datasets of a date come from one run is commit.py's part.
@@ -28,7 +29,7 @@ PART_ROWS = 500_000  # rows a data file of a dataset holds at most (tens of MB o
 # Spark's own cap of the rows of a file, when set (> 0), takes PART_ROWS's place.
 MAX_RECORDS_PER_FILE = "spark.sql.files.maxRecordsPerFile"
 _STAGED_REPORT = "report"
-ASIDE_PREFIX = "_replaced-"  # the previous folder of a dataset while it is swapped out
+_REPLACED = "replaced"  # under staging: each dataset's previous folder while it is swapped out
 
 
 class PublishError(NdcgSparkError):
@@ -59,8 +60,8 @@ class Published:
 @dataclass(frozen=True)
 class Move:
     """A staged folder (or file) and where it goes. `folder_owned`: a dataset's folder, swapped
-    whole, with `rows` of each of its data files by name; else one file among others (report/).
-    `aside`: where the target's previous folder waits while it is swapped out."""
+    whole, `files` holding the rows of each of its data files by name; else one file among others
+    (report/). `aside`: where the target's previous folder waits while it is swapped out."""
 
     name: str
     source: str
@@ -96,8 +97,7 @@ def stage(spark: SparkSession, staging: Staging, dataset: Dataset, target: str) 
     rows = sum(files.values())
     if rows != dataset.expected_rows:
         raise PublishError(f"staged {dataset.name} has {rows} rows, the job computed {dataset.expected_rows}: nothing published")
-    parent, leaf = target.rsplit("/", 1)
-    return Move(dataset.name, folder, target, rows, aside=f"{parent}/{ASIDE_PREFIX}{staging.token}-{leaf}", files=files)
+    return Move(dataset.name, folder, target, rows, aside=staging.path(f"{_REPLACED}/{dataset.name}"), files=files)
 
 
 def stage_all(spark: SparkSession, staging: Staging, layout: OutputLayout, datasets: list[Dataset]) -> list[Move]:
@@ -130,6 +130,7 @@ def place(fs: FileSystem, move: Move) -> None:
         return
     if fs.exists(move.source):
         if fs.exists(move.target) and not fs.exists(move.aside):
+            fs.mkdirs(move.aside.rsplit("/", 1)[0])
             fs.move_to_new(move.target, move.aside)
         if not fs.move_to_new(move.source, move.target) and fs.exists(move.source):
             raise OSError(f"cannot move {move.source} to {move.target}")

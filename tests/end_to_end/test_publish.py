@@ -17,7 +17,7 @@ from ndcg_spark.publish.staging import STAGING_DIR
 from tests.conftest import RESULTS, run_job, snapshot, write
 
 
-def test_layout_is_one_file_per_dataset_and_date_and_a_manifest(inputs, tmp_path: Path) -> None:
+def test_layout_is_a_folder_per_dataset_and_date_and_a_manifest(inputs, tmp_path: Path) -> None:
     output = tmp_path / "out"
     assert run_job(*inputs, output, "--eval-date", "2026-12-01", html=True) == EXIT_OK
     for name in ("per_query", "summary"):
@@ -67,4 +67,16 @@ def test_stale_staging_is_removed_by_the_next_run(inputs, tmp_path: Path) -> Non
     day_ago = time.time() - 24 * 3600
     os.utime(stale, (day_ago, day_ago))
     assert run_job(*inputs, output) == EXIT_OK
+    assert not (output / STAGING_DIR).exists()
+
+
+def test_an_undated_report_beside_dated_ones_keeps_them(inputs, tmp_path: Path) -> None:
+    output = tmp_path / "out"
+    assert run_job(*inputs, output, "--eval-date", "2026-12-01") == EXIT_OK
+    dated = snapshot(output / "per_query" / "eval_date=2026-12-01")
+    for _ in range(2):  # the second swaps the first undated folder out, the dated one inside it
+        assert run_job(*inputs, output) == EXIT_OK
+        assert snapshot(output / "per_query" / "eval_date=2026-12-01") == dated
+        undated = [name for name in os.listdir(output / "per_query") if name.startswith("part-")]
+        assert len(undated) == 1, os.listdir(output / "per_query")
     assert not (output / STAGING_DIR).exists()
