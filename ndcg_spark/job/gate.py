@@ -15,7 +15,7 @@ from ndcg_spark.gating import verdict
 from ndcg_spark.io.layout import LATEST
 from ndcg_spark.job.config import PREVIOUS, JobConfig
 from ndcg_spark.publish.manifest import input_record
-from ndcg_spark.publish.read_back import confirm_unchanged, manifests, read_report
+from ndcg_spark.publish.read_back import confirm_unchanged, manifests, read_report, records_files
 from ndcg_spark.report.result import Report
 
 
@@ -33,12 +33,15 @@ def earlier_date(spark: SparkSession, config: JobConfig) -> Earlier:
     against = config.gate.against
     if config.gate.rule is None or against is None or config.eval_date is None:
         return Earlier()
-    found = sorted(label for label in manifests(spark, config.output) if label != LATEST)
+    published = manifests(spark, config.output)
+    found = sorted(label for label in published if label != LATEST)
     today = config.eval_date.isoformat()
     if against == PREVIOUS:
         before = [label for label in found if label < today]
         if not before:
             return Earlier(note=f"nothing to gate against: no eval date before {today} is published in {config.output}")
+        if not records_files(published[before[-1]]):  # the first night after an upgrade
+            return Earlier(note=f"nothing to gate against: {before[-1]} was published by a version that did not record its files")
         return Earlier(before[-1])
     label = against.isoformat()
     if label not in found:
@@ -46,6 +49,11 @@ def earlier_date(spark: SparkSession, config: JobConfig) -> Earlier:
         raise ConfigError(
             f"--against-date {label}: no report is published in {config.output} for that date (latest: {latest});"
             " give a published date, or --against-previous"
+        )
+    if not records_files(published[label]):
+        raise ConfigError(
+            f"--against-date {label}: that date was published by a version that did not record its files;"
+            " publish it again, or gate against a later date"
         )
     return Earlier(label)
 

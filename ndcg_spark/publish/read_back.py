@@ -73,6 +73,13 @@ def manifests(spark: SparkSession, output: str) -> dict[str, dict[str, Any]]:
     return {name.removesuffix(_JSON): json.loads(text) for name, text in texts.items() if name.endswith(_JSON) and text}
 
 
+def records_files(record: Mapping[str, Any]) -> bool:
+    """Whether a manifest names its datasets' files (a version before that did not: such a date
+    cannot be read back whole)."""
+    outputs = record.get(OUTPUTS, {})
+    return PER_QUERY_DIR in outputs and all(FILES in entry for entry in outputs.values())
+
+
 def published_dates(output: str, *, spark: SparkSession | None = None) -> list[dt.date]:
     """The eval dates published in `output`, oldest first."""
     return sorted(dt.date.fromisoformat(label) for label in manifests(_session(spark), output) if label != LATEST)
@@ -104,7 +111,7 @@ def read_report(output: str, eval_date: dt.date | str | None = None, *, spark: S
     # wrote them: an output copied or synced elsewhere is read where it is now).
     layout = OutputLayout(output, None if label == LATEST else dt.date.fromisoformat(label))
     outputs = {name: {**entry, _FOLDER: layout.folder(name)} for name, entry in record.get(OUTPUTS, {}).items()}
-    if PER_QUERY_DIR not in outputs or any(FILES not in entry for entry in outputs.values()):
+    if not records_files(record):
         raise ReportNotReadable(
             f"{output}'s report for {label} was published by a version that did not record its files: publish that date again"
         )

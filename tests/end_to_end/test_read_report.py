@@ -12,7 +12,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from ndcg_spark import gate, published_dates, read_report
-from ndcg_spark.errors import EXIT_OK, ConfigError
+from ndcg_spark.errors import EXIT_OK, EXIT_USAGE, ConfigError
 from ndcg_spark.publish.read_back import ReportNotReadable, confirm_unchanged
 from tests.conftest import JUDGMENTS, RESULTS, parquet_rows, run_job, write
 
@@ -85,3 +85,24 @@ def test_a_gate_across_other_judgments_is_flagged(spark: SparkSession, tmp_path:
     verdict = gate(read_report(str(output), spark=spark), read_report(str(output), "2026-12-01", spark=spark), fail_on_drop=0.01)
     assert {row.judgments_changed for row in verdict.rows} == {True}
     assert "note: the judgments differ from 2026-12-01's" in str(verdict)
+
+
+def test_the_first_gated_night_after_an_upgrade_passes_and_says_why(published: Path, tmp_path: Path, capsys) -> None:
+    output = tmp_path / "upgraded"
+    shutil.copytree(published, output)
+    path = output / "_manifests" / "2026-12-03.json"
+    manifest = json.loads(path.read_text())
+    for entry in manifest["outputs"].values():
+        entry.pop("files")  # as a version before file records wrote it
+    path.write_text(json.dumps(manifest))
+    results = write(tmp_path / "r" / "part-0.parquet", RESULTS)
+    judgments = write(tmp_path / "j" / "part-0.parquet", JUDGMENTS)
+    capsys.readouterr()
+    gated = ["--eval-date", "2026-12-04", "--k", "1,2", "--against-previous", "--fail-on-drop", "0.01"]
+    assert run_job(judgments, results, output, *gated) == EXIT_OK
+    assert capsys.readouterr().out.startswith(
+        "gate: passed: nothing to gate against: 2026-12-03 was published by a version that did not record its files"
+    )
+    gated[gated.index("--against-previous")] = "--against-date=2026-12-03"
+    assert run_job(judgments, results, output, *gated) == EXIT_USAGE
+    assert "publish it again, or gate against a later date" in capsys.readouterr().err
