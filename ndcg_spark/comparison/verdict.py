@@ -13,7 +13,8 @@ def _reference(row: GateRow) -> str:
     return f"the baseline {row.reference}" if row.reference_kind == REFERENCE_BASELINE else row.reference
 
 
-def _outcome(row: GateRow) -> str:
+def outcome(row: GateRow) -> str:
+    """FAILED, passed, or passed (fell, not significant): a row's verdict in words."""
     if not row.passed:
         return FAILED
     if row.dropped:
@@ -24,7 +25,7 @@ def _outcome(row: GateRow) -> str:
 def _line(row: GateRow, width: int) -> str:
     relative = "" if row.relative_difference is None else f", {row.relative_difference * 100:+.2f}%"
     return (
-        f"  {_outcome(row):<{width}} {row.run_id} {row.label} against {_reference(row)}:"
+        f"  {outcome(row):<{width}} {row.run_id} {row.label} against {_reference(row)}:"
         f" {format_number(row.mean_reference)} -> {format_number(row.mean_run)}"
         f" ({format_number(row.difference)}{relative}),"
         f" 95% CI [{format_number(row.ci_low)}, {format_number(row.ci_high)}],"
@@ -60,7 +61,7 @@ def format_verdict(verdict: Verdict) -> str:
         else f"gate: {PASSED} against {references}: none of {len(verdict.rows)} gated shows {condition}"
     )
     lines = [head]
-    width = max(len(_outcome(row)) for row in verdict.rows)
+    width = max(len(outcome(row)) for row in verdict.rows)
     for row in sorted(verdict.rows, key=lambda row: row.passed):  # what failed first, else in order
         lines.append(_line(row, width))
         if row.dropped:

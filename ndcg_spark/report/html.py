@@ -21,7 +21,7 @@ from plotly.offline import get_plotlyjs
 
 from ndcg_spark import columns as c
 from ndcg_spark.comparison import rows as cmp
-from ndcg_spark.comparison.verdict import FAILED, PASSED, format_verdict
+from ndcg_spark.comparison.verdict import FAILED, PASSED, format_verdict, outcome
 from ndcg_spark.measures import NDCG_MEASURES, label
 from ndcg_spark.report.data import HISTOGRAM_BINS, QUANTILES, ReportData
 from ndcg_spark.report.formatting import (
@@ -235,7 +235,7 @@ def _gate_section(data: ReportData) -> str:
             format_number(row.difference),
             f"[{format_number(row.ci_low)}, {format_number(row.ci_high)}]",
             format_p(row.p_value_randomization_holm),
-            "failed" if not row.passed else "fell, not significant" if row.dropped else "passed",
+            outcome(row),
         ]
         for row in verdict.rows
     ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -188,3 +189,17 @@ def test_the_slices_that_fell_most() -> None:
     # Against a baseline run of the same report: the baseline's slice means are the reference.
     same = {**after, ("locale", "de", "base", "ndcg_cut", 10): 0.9}
     assert slice_fell_most(same, same, "base", "a", ndcg10) == [("locale", "de", 0.9, 0.5)]
+
+
+def test_the_page_opens_with_the_verdict_in_green_or_red() -> None:
+    from ndcg_spark.report.data import ReportData
+    from ndcg_spark.report.html import _gate_section
+
+    rule = GateRule(Threshold(0.01), (Cutoff("ndcg_cut", 10),))
+    data = ReportData(title="2026-12-02", k=10, summary=[], comparison=[], slices=[], histogram={})
+    passed = _gate_section(replace(data, verdict=Verdict((_row("same", 0.6, 0.6, 1.0),), rule)))
+    failed = _gate_section(replace(data, verdict=Verdict((_row("new", 0.6, 0.5, 0.001),), rule)))
+    assert passed.startswith('<section class="gate passed"><h2>Gate: passed against 2026-12-01')
+    assert failed.startswith('<section class="gate failed"><h2>Gate: FAILED against 2026-12-01')
+    assert "<td>FAILED</td>" in failed and "queries that fell most against 2026-12-01" in failed
+    assert "fell most" not in passed and _gate_section(data) == ""
