@@ -44,15 +44,14 @@ def verdict(
     itself in `earlier`; `note` says why there is no reference when there is none."""
     spark, evaluation = report.per_query.sparkSession, report.evaluation
     per_query = with_value(report.per_query)
+    runs = sorted({row[c.RUN_ID] for row in evaluation.summary})
     rows: list[GateRow] = []
     if baseline is not None:
         comparison = [row for row in evaluation.comparison if row.baseline == baseline]
         if not comparison:
-            runs = sorted(evaluation.run_ids if evaluation.runs else {row[c.RUN_ID] for row in evaluation.summary})
             comparison = compare(spark, per_query, baseline, runs, list(rule.cutoffs), resampling)
-        rows += against_baseline(spark, per_query, comparison, baseline, rule, slice_means(evaluation.slices))
+        rows += against_baseline(per_query, comparison, baseline, rule, slice_means(evaluation.slices))
     if earlier is not None:
-        runs = sorted({row[c.RUN_ID] for row in evaluation.summary})
         rows += against_earlier(
             spark,
             per_query,

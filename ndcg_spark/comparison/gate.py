@@ -22,6 +22,7 @@ from ndcg_spark.comparison.rows import SPARK_TYPE, ComparisonRow, Cutoff, Resamp
 from ndcg_spark.errors import ConfigError
 from ndcg_spark.frames import local_frame
 from ndcg_spark.measures import Measure, cut, label, parse_measures, report_order
+from ndcg_spark.scoring.slices import SLICE, SLICE_VALUE
 
 ReferenceKind = Literal["baseline", "date"]
 REFERENCE_BASELINE: ReferenceKind = "baseline"
@@ -43,8 +44,8 @@ _FELL_QUERY = T.ArrayType(
 _FELL_SLICE = T.ArrayType(
     T.StructType(
         [
-            T.StructField("slice", T.StringType(), True),
-            T.StructField("slice_value", T.StringType(), True),
+            T.StructField(SLICE, T.StringType(), True),
+            T.StructField(SLICE_VALUE, T.StringType(), True),
             T.StructField(BEFORE, T.DoubleType(), True),
             T.StructField(AFTER, T.DoubleType(), True),
         ]
@@ -248,7 +249,7 @@ SliceMeans = dict[tuple[str, str | None, str, str, int | None], float | None]
 def slice_means(rows: Iterable[Row]) -> SliceMeans:
     """(slice, value, run, measure, k) -> mean, of a slices dataset's rows."""
     return {
-        (row["slice"], row["slice_value"], row[c.RUN_ID], row[c.MEASURE], row[c.K]): row[c.VALUE]
+        (row[SLICE], row[SLICE_VALUE], row[c.RUN_ID], row[c.MEASURE], row[c.K]): row[c.VALUE]
         for row in rows
         if row[c.VALUE] is not None
     }
@@ -268,7 +269,6 @@ def slice_fell_most(before: SliceMeans, after: SliceMeans, reference_run: str | 
 
 
 def against_baseline(
-    spark: SparkSession,
     per_query: DataFrame,
     comparison: list[ComparisonRow],
     baseline: str,

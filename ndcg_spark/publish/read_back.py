@@ -40,7 +40,13 @@ from ndcg_spark.scoring.slices import SLICE, SLICE_VALUE
 from ndcg_spark.sessions import is_connect
 
 _FILE, _BYTES, _MODIFIED = "_file", "_bytes", "_modified_ms"
-_FOLDER = "_folder"  # where a dataset's files are read from: under the output as given
+_FOLDER = "_folder"
+_SMALL = (
+    SUMMARY_DIR,
+    COMPARISON_DIR,
+    SLICES_DIR,
+    GATE_DIR,
+)  # read at once, a few rows each  # where a dataset's files are read from: under the output as given
 _JSON = ".json"
 
 
@@ -107,21 +113,16 @@ def read_report(output: str, eval_date: dt.date | str | None = None, *, spark: S
     found = manifests(session, output)
     label = choose(found, output, eval_date)
     record = found[label]
-    # Each dataset's folder under `output` as given (the manifest's paths are where the run
-    # wrote them: an output copied or synced elsewhere is read where it is now).
-    layout = OutputLayout(output, None if label == LATEST else dt.date.fromisoformat(label))
-    outputs = {name: {**entry, _FOLDER: layout.folder(name)} for name, entry in record.get(OUTPUTS, {}).items()}
     if not records_files(record):
         raise ReportNotReadable(
             f"{output}'s report for {label} was published by a version that did not record its files: publish that date again"
         )
-    where = f"{output}'s report for {label}"
-    small = {
-        name: _read_small(session, outputs[name], name, where)
-        for name in (SUMMARY_DIR, COMPARISON_DIR, SLICES_DIR, GATE_DIR)
-        if name in outputs
-    }
-    per_query = _read_per_query(session, outputs[PER_QUERY_DIR], where)
+    outputs, where = _located(record, output)
+    _listing(session, outputs, where)
+    small = {name: _read_small(session, outputs[name], name, where) for name in _SMALL if name in outputs}
+    # A plan over the checked files (Spark lists them when the plan is made and reads them when it
+    # runs: confirm_unchanged tells whether they were replaced in between).
+    per_query = _read(session, outputs[PER_QUERY_DIR])
     summary_rows = sorted(small[SUMMARY_DIR][0], key=lambda row: (row[c.RUN_ID], *measure_order(row)))
     comparison = small.get(COMPARISON_DIR)
     slices = small.get(SLICES_DIR)
@@ -138,8 +139,23 @@ def read_report(output: str, eval_date: dt.date | str | None = None, *, spark: S
     )
 
 
+def _located(record: Mapping[str, Any], output: str) -> tuple[dict[str, dict[str, Any]], str]:
+    """The datasets a report's manifest records that are read back, each with its folder under
+    `output` as given (the manifest's paths are where the run wrote them: an output copied or
+    synced elsewhere is read where it is now), and how messages name the report."""
+    label = str(record.get("eval_date") or LATEST)
+    layout = OutputLayout(output, None if label == LATEST else dt.date.fromisoformat(label))
+    recorded = record.get(OUTPUTS, {})
+    located = {name: {**recorded[name], _FOLDER: layout.folder(name)} for name in (PER_QUERY_DIR, *_SMALL) if name in recorded}
+    return located, f"{output}'s report for {label}"
+
+
 def _paths(entry: Mapping[str, Any]) -> list[str]:
     return [f"{entry[_FOLDER]}/{item[FILE_NAME]}" for item in entry[FILES]]
+
+
+def _read(spark: SparkSession, entry: Mapping[str, Any]) -> DataFrame:
+    return spark.read.parquet(*_paths(entry))
 
 
 def _file_columns() -> list[Column]:
@@ -150,10 +166,10 @@ def _file_columns() -> list[Column]:
     ]
 
 
-def _replaced(name: str, where: str, file: str) -> ReportNotReadable:
+def _replaced(where: str, what: str) -> ReportNotReadable:
     return ReportNotReadable(
-        f"{where} is being published again, or that publication was cut short: {name}'s {file} is not the file its"
-        " manifest records; read it once that run ends, or finish it with --repair"
+        f"{where} is being published again, or that publication was cut short: {what};"
+        " read it once that run ends, or finish it with --repair"
     )
 
 
@@ -165,28 +181,30 @@ def _check(entry: Mapping[str, Any], seen: Mapping[str, tuple[int, int, int]], n
             continue  # an empty file yields no row to see it by: its listing was checked
         want = (item[FILE_BYTES], item[FILE_MODIFIED], item[FILE_ROWS] if rows_known else None)
         if got is None or (got[0], got[1], got[2] if rows_known else None) != want:
-            raise _replaced(name, where, item[FILE_NAME])
+            raise _replaced(where, f"{name}'s {item[FILE_NAME]} is not the file its manifest records")
 
 
-def _listing(spark: SparkSession, entry: Mapping[str, Any], name: str, where: str) -> None:
-    """The recorded files' sizes and times, from a listing (no data read)."""
+def _listing(spark: SparkSession, outputs: Mapping[str, Mapping[str, Any]], where: str) -> None:
+    """Every recorded file's size and time, from one listing of them all (no data read). Files
+    are told apart by name: Spark's names carry the id of the write that made them."""
+    paths = [path for entry in outputs.values() for path in _paths(entry)]
     try:
         listed = (
             spark.read.format("binaryFile")
-            .load(_paths(entry))
+            .load(paths)
             .select("path", "length", F.unix_millis(F.col("modificationTime")).alias(_MODIFIED))
             .collect()
         )
     except AnalysisException:  # a recorded file is gone
-        raise _replaced(name, where, ", ".join(item[FILE_NAME] for item in entry[FILES])) from None
+        raise _replaced(where, "a file its manifest records is gone") from None
     seen = {unquote(row["path"].rsplit("/", 1)[1]): (row["length"], row[_MODIFIED], 0) for row in listed}
-    _check(entry, seen, name, where, rows_known=False)
+    for name, entry in outputs.items():
+        _check(entry, seen, name, where, rows_known=False)
 
 
 def _read_small(spark: SparkSession, entry: Mapping[str, Any], name: str, where: str) -> tuple[list[Row], DataFrame]:
     """A few-rows dataset, read once and checked as read: its rows, and a frame of exactly them."""
-    _listing(spark, entry, name, where)
-    frame = spark.read.parquet(*_paths(entry))
+    frame = _read(spark, entry)
     collected = frame.select(*frame.columns, *_file_columns()).collect()
     seen: dict[str, tuple[int, int, int]] = {}
     for row in collected:
@@ -197,25 +215,12 @@ def _read_small(spark: SparkSession, entry: Mapping[str, Any], name: str, where:
     return rows, local_frame(spark, [tuple(row) for row in rows], frame.schema)
 
 
-def _read_per_query(spark: SparkSession, entry: Mapping[str, Any], where: str) -> DataFrame:
-    """per_query as a plan over its recorded files, checked now. (Spark lists the files when the
-    plan is made and reads them when it runs: confirm_unchanged tells whether they were replaced
-    in between.)"""
-    _listing(spark, entry, PER_QUERY_DIR, where)
-    return spark.read.parquet(*_paths(entry))
-
-
 def confirm_unchanged(report: Report, output: str, *, spark: SparkSession | None = None) -> None:
     """Raise ReportNotReadable if any file of a report read back has been replaced since: called
     after a computation over its per_query, it proves that what was read is what was checked (a
     replacement changes a file's time for good)."""
-    record = report.manifest or {}
-    label = str(record.get("eval_date") or LATEST)
-    layout = OutputLayout(output, None if label == LATEST else dt.date.fromisoformat(label))
-    where = f"{output}'s report for {label}"
-    for name in (PER_QUERY_DIR, SUMMARY_DIR, COMPARISON_DIR, SLICES_DIR, GATE_DIR):
-        if name in record.get(OUTPUTS, {}):
-            _listing(_session(spark), {**record[OUTPUTS][name], _FOLDER: layout.folder(name)}, name, where)
+    outputs, where = _located(report.manifest or {}, output)
+    _listing(_session(spark), outputs, where)
 
 
 def _evaluation(record: Mapping[str, Any], summary: list[Row], comparison: list[Row], slices: list[Row]) -> Evaluation:
