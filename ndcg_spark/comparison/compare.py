@@ -3,7 +3,8 @@ and the paired t-test, with Holm's correction across runs."""
 
 from __future__ import annotations
 
-from decimal import Decimal, localcontext
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
@@ -15,16 +16,21 @@ from ndcg_spark.comparison.resampling import draw_rows, fixed_point, fixed_scale
 from ndcg_spark.comparison.rows import ComparisonRow, Cutoff, Resampling
 from ndcg_spark.comparison.stats import holm, paired_t
 from ndcg_spark.errors import ConfigError
+from ndcg_spark.scoring.summary import FRACTION_BITS
+
+_UNIT = 2**FRACTION_BITS  # an exact_sum counts in units of 1 / _UNIT
 
 
 def _mean(total: Decimal, n: int) -> float | None:
-    return float(total) / n if n else None
+    """The mean of n values from their exact_sum, as the summary computes it."""
+    return float(total) / _UNIT / n if n else None
 
 
 def _variance(total: Decimal, squares: Decimal, n: int) -> float:
-    with localcontext() as context:
-        context.prec = 60
-        return float((squares - total * total / n) / (n - 1))
+    """The sample variance from exact_sums of the values and of their squares, in integers:
+    (S - T^2 / n) / (n - 1) with T and S in units of 2^-FRACTION_BITS, one rounding at the end."""
+    t, s = int(total), int(squares)
+    return float(Fraction(s * _UNIT * n - t * t, _UNIT * _UNIT * n * (n - 1)))
 
 
 def compare(
@@ -101,7 +107,7 @@ def _row(
     if not stats or not n:
         return row
     total = stats[cutoff_column("sd", cut)]
-    mean = float(total) / n
+    mean = float(total) / _UNIT / n
     t, p = paired_t(n, mean, _variance(total, stats[cutoff_column("sdd", cut)], n) if n > 1 else 0.0)
     row.ndcg_baseline = _mean(stats[cutoff_column("sb", cut)], n)
     row.ndcg_run = _mean(stats[cutoff_column("sr", cut)], n)

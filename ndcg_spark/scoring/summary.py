@@ -17,22 +17,51 @@ from ndcg_spark.scoring.ranking import FIRST_INPUT, LAST_INPUT
 
 SUMMARY_COLUMNS = (c.RUN_ID, c.MEASURE, c.K, c.NDCG, c.NUM_QUERIES, c.JUDGED_AT_K, c.VARIANT, c.VALUE)
 
-# Values in [0, 1] summed as decimals with 24 places: integer arithmetic, so the sum is the
-# same whatever order Spark adds them in (a double sum is not), and 24 places lie far below
-# a double's precision. 14 integer digits hold sums of up to 10^14 values.
-_EXACT_SUM = T.DecimalType(38, 24)
+# Values in [-1, 1] are summed as integers: each value's first 90 binary places (truncated
+# toward zero), as three parts of 30 bits, each part summed as a long. Integer sums are the same
+# whatever order Spark adds in (a double sum is not), and 2^-90 (8e-28) lies far below a
+# double's precision. A part's sum holds 2^33 (8.6 billion) values before it overflows, which
+# Spark's ANSI mode makes an error, never a wrong sum. Long sums cost a cold JVM less than the
+# DECIMAL(38, 24) sums they replace (docs/performance.md).
+PART_BITS = 30
+_PARTS = 3
+FRACTION_BITS = PART_BITS * _PARTS
+_SCALE = f"{float(2**PART_BITS)!r}D"
+
+
+def _parts(value: Column) -> list[Column]:
+    """The value's three 30-bit integer parts, highest first: each the integer part of the
+    remainder scaled by 2^30 (both steps exact in doubles)."""
+    parts: list[Column] = []
+    rest = value.cast(T.DoubleType())
+    for _ in range(_PARTS):
+        scaled = rest * F.expr(_SCALE)
+        part = scaled.cast(T.LongType())
+        parts.append(part)
+        rest = scaled - part.cast(T.DoubleType())
+    return parts
 
 
 def exact_sum(value: Column) -> Column:
-    """The sum of a column of values in [-1, 1], as a decimal: independent of summation order."""
-    return F.sum(value.cast(_EXACT_SUM))
+    """The sum of a column of values in [-1, 1] in units of 2^-FRACTION_BITS, as DECIMAL(38, 0):
+    an integer, independent of summation order (exact_total turns it into a double)."""
+    total: Column | None = None
+    for part in _parts(value):
+        summed = F.sum(part).cast(T.DecimalType(38, 0))
+        total = summed if total is None else total * F.lit(2**PART_BITS).cast(T.DecimalType(38, 0)) + summed
+    assert total is not None
+    return total
+
+
+def exact_total(total: Column) -> Column:
+    """An exact_sum as a double: one rounding, then an exact division by a power of two."""
+    return total.cast(T.DoubleType()) / F.lit(float(2**FRACTION_BITS))
 
 
 def exact_mean(value: Column) -> Column:
     """The mean of the non-null values of a [0, 1] column, independent of summation order."""
-    total = exact_sum(value).cast(T.DoubleType())
     count = F.count(value)
-    return F.when(count > 0, total / count.cast(T.DoubleType()))
+    return F.when(count > 0, exact_total(exact_sum(value)) / count.cast(T.DoubleType()))
 
 
 SUMMARY_KEYS = (c.RUN_ID, c.MEASURE, c.K, c.VARIANT)

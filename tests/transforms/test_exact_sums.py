@@ -1,0 +1,70 @@
+"""The means' sums: exact integers, whatever the order Spark adds in, and the comparison's
+variance from them."""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+from fractions import Fraction
+
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+
+from ndcg_spark.comparison.compare import _mean, _variance
+from ndcg_spark.scoring.summary import FRACTION_BITS, exact_mean, exact_sum
+from tests.conftest import rows_frame
+
+_UNIT = 2**FRACTION_BITS
+# Values with bits far below a double's 53 (1/3, 0.2), both signs, both ends, and a value too
+# small for 90 binary places (it truncates to 0).
+_VALUES = [0.2, 0.4, 0.6, 1 / 3, -1 / 3, -0.7, 1.0, -1.0, 1e-20, 5e-324, 0.0, 0.999999999999]
+
+
+def _truncated(value: float) -> int:
+    """value in units of 2^-90, truncated toward zero: the sum's definition."""
+    scaled = Fraction(value) * _UNIT
+    return math.trunc(scaled)
+
+
+def test_sum_is_the_exact_sum_of_the_truncated_values(spark: SparkSession) -> None:
+    values = _VALUES * 50
+    frame = rows_frame(spark, [(v,) for v in values], "v double")
+    got = frame.agg(exact_sum(F.col("v")).alias("s")).first()
+    assert got is not None
+    assert int(got["s"]) == sum(_truncated(v) for v in values)
+
+
+def test_mean_is_the_same_in_any_order_and_correctly_rounded(spark: SparkSession) -> None:
+    rng = random.Random(7)
+    values = [rng.random() for _ in range(3000)] + [0.2] * 1000
+    means = set()
+    for partitions, seed in ((1, 0), (7, 1), (13, 2)):
+        shuffled = values[:]
+        random.Random(seed).shuffle(shuffled)
+        frame = rows_frame(spark, [(v,) for v in shuffled], "v double").repartition(partitions)
+        row = frame.agg(exact_mean(F.col("v")).alias("m")).first()
+        assert row is not None
+        means.add(row["m"])
+    assert len(means) == 1
+    exact = sum(Fraction(v) for v in values)
+    # One rounding of the sum, one of the division: what float(sum) / n gives on the exact sum.
+    assert means == {float(exact) / len(values)}
+
+
+def test_mean_of_no_values_is_null(spark: SparkSession) -> None:
+    frame = rows_frame(spark, [(None,), (None,)], "v double")
+    row = frame.agg(exact_mean(F.col("v")).alias("m")).first()
+    assert row is not None and row["m"] is None
+
+
+def test_the_comparison_reads_the_sums_as_the_summary_does(spark: SparkSession) -> None:
+    differences = [0.25, -0.5, 1 / 3, 0.125, -0.2, 0.7]
+    frame = rows_frame(spark, [(d,) for d in differences], "d double")
+    row = frame.agg(
+        exact_sum(F.col("d")).alias("t"), exact_sum(F.col("d") * F.col("d")).alias("s"), exact_mean(F.col("d")).alias("m")
+    ).first()
+    assert row is not None
+    n = len(differences)
+    assert _mean(row["t"], n) == row["m"]
+    assert math.isclose(_variance(row["t"], row["s"], n), statistics.variance(differences), rel_tol=1e-15)
