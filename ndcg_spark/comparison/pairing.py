@@ -11,7 +11,7 @@ from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
 from ndcg_spark.comparison.rows import Cutoff
-from ndcg_spark.frames import indicator
+from ndcg_spark.frames import indicator, sql_name
 from ndcg_spark.scoring.summary import exact_sum
 
 # Columns of the paired and resampled frames.
@@ -118,11 +118,12 @@ def pair_stats(pairs: DataFrame, cutoffs: list[Cutoff]) -> dict[str, dict[str, A
     aggregates = [F.count(F.lit(1)).alias(N_PAIRS)]
     for cut in cutoffs:
         d = F.col(cutoff_column("d", cut))
+        difference = sql_name(cutoff_column("d", cut))
         aggregates += [
-            exact_sum(F.col(cutoff_column("b", cut))).alias(cutoff_column("sb", cut)),
-            exact_sum(F.col(cutoff_column("r", cut))).alias(cutoff_column("sr", cut)),
-            exact_sum(d).alias(cutoff_column("sd", cut)),
-            exact_sum(d * d).alias(cutoff_column("sdd", cut)),
+            exact_sum(sql_name(cutoff_column("b", cut))).alias(cutoff_column("sb", cut)),
+            exact_sum(sql_name(cutoff_column("r", cut))).alias(cutoff_column("sr", cut)),
+            exact_sum(difference).alias(cutoff_column("sd", cut)),
+            exact_sum(f"{difference} * {difference}").alias(cutoff_column("sdd", cut)),
             F.sum(indicator(d > 0)).cast(T.LongType()).alias(cutoff_column("w", cut)),
             F.sum(indicator(d == 0)).cast(T.LongType()).alias(cutoff_column("t", cut)),
             F.sum(indicator(d < 0)).cast(T.LongType()).alias(cutoff_column("l", cut)),

@@ -17,6 +17,7 @@ from pyspark.sql import types as T
 from ndcg_spark import columns as c
 from ndcg_spark.checks.inputs import require_columns
 from ndcg_spark.errors import InputError
+from ndcg_spark.frames import sql_name
 from ndcg_spark.scoring.summary import exact_mean, ndcg_of
 
 QUERY_METADATA = "query_metadata"
@@ -105,10 +106,10 @@ def slice_summary(per_query: DataFrame, query_slices_frame: DataFrame, slices: S
         .select("*", "_slice.*")
         .groupBy(SLICE, SLICE_VALUE, c.RUN_ID, c.MEASURE, c.K)
         .agg(
-            ndcg_of(exact_mean(F.col(c.VALUE))).alias(c.NDCG),
+            ndcg_of(exact_mean(sql_name(c.VALUE))).alias(c.NDCG),
             F.count(F.lit(1)).alias(c.NUM_QUERIES),
-            exact_mean(F.col(c.JUDGED_AT_K)).alias(c.JUDGED_AT_K),
-            exact_mean(F.col(c.VALUE)).alias(c.VALUE),
+            exact_mean(sql_name(c.JUDGED_AT_K)).alias(c.JUDGED_AT_K),
+            exact_mean(sql_name(c.VALUE)).alias(c.VALUE),
         )
         .select(*SLICE_SUMMARY_COLUMNS)
     )

@@ -9,7 +9,6 @@ import statistics
 from fractions import Fraction
 
 from pyspark.sql import SparkSession
-from pyspark.sql import functions as F
 
 from ndcg_spark.comparison.compare import _mean, _variance
 from ndcg_spark.scoring.summary import FRACTION_BITS, exact_mean, exact_sum
@@ -30,7 +29,7 @@ def _truncated(value: float) -> int:
 def test_sum_is_the_exact_sum_of_the_truncated_values(spark: SparkSession) -> None:
     values = _VALUES * 50
     frame = rows_frame(spark, [(v,) for v in values], "v double")
-    got = frame.agg(exact_sum(F.col("v")).alias("s")).first()
+    got = frame.agg(exact_sum("v").alias("s")).first()
     assert got is not None
     assert int(got["s"]) == sum(_truncated(v) for v in values)
 
@@ -43,7 +42,7 @@ def test_mean_is_the_same_in_any_order_and_correctly_rounded(spark: SparkSession
         shuffled = values[:]
         random.Random(seed).shuffle(shuffled)
         frame = rows_frame(spark, [(v,) for v in shuffled], "v double").repartition(partitions)
-        row = frame.agg(exact_mean(F.col("v")).alias("m")).first()
+        row = frame.agg(exact_mean("v").alias("m")).first()
         assert row is not None
         means.add(row["m"])
     assert len(means) == 1
@@ -54,16 +53,14 @@ def test_mean_is_the_same_in_any_order_and_correctly_rounded(spark: SparkSession
 
 def test_mean_of_no_values_is_null(spark: SparkSession) -> None:
     frame = rows_frame(spark, [(None,), (None,)], "v double")
-    row = frame.agg(exact_mean(F.col("v")).alias("m")).first()
+    row = frame.agg(exact_mean("v").alias("m")).first()
     assert row is not None and row["m"] is None
 
 
 def test_the_comparison_reads_the_sums_as_the_summary_does(spark: SparkSession) -> None:
     differences = [0.25, -0.5, 1 / 3, 0.125, -0.2, 0.7]
     frame = rows_frame(spark, [(d,) for d in differences], "d double")
-    row = frame.agg(
-        exact_sum(F.col("d")).alias("t"), exact_sum(F.col("d") * F.col("d")).alias("s"), exact_mean(F.col("d")).alias("m")
-    ).first()
+    row = frame.agg(exact_sum("d").alias("t"), exact_sum("d * d").alias("s"), exact_mean("d").alias("m")).first()
     assert row is not None
     n = len(differences)
     assert _mean(row["t"], n) == row["m"]
