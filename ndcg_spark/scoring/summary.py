@@ -17,21 +17,22 @@ from ndcg_spark.scoring.ranking import FIRST_INPUT, LAST_INPUT
 
 SUMMARY_COLUMNS = (c.RUN_ID, c.MEASURE, c.K, c.NDCG, c.NUM_QUERIES, c.JUDGED_AT_K, c.VARIANT, c.VALUE)
 
-# Values in [-1, 1] are summed as integers: each value's first 90 binary places (truncated
-# toward zero), as three parts of 30 bits, each part summed as a long. Integer sums are the same
-# whatever order Spark adds in (a double sum is not), and 2^-90 (8e-28) lies far below a
-# double's precision. A part's sum holds 2^33 (8.6 billion) values before it overflows, which
-# Spark's ANSI mode makes an error, never a wrong sum. Long sums cost a cold JVM less than the
-# DECIMAL(38, 24) sums they replace (docs/performance.md).
-PART_BITS = 30
-_PARTS = 3
+# Values in [-1, 1] are summed as integers: each value's first 62 binary places (truncated
+# toward zero), as two parts of 31 bits, each part summed as a long. Integer sums are the same
+# whatever order Spark adds in (a double sum is not), and the mean is within 2^-62 (2.2e-19) of
+# the exact mean of the stored doubles: half a unit in the last place of a mean of 0.002, less
+# than that for larger means. A part's sum holds 2^32 (4.3 billion) values before it
+# overflows, which Spark's ANSI mode (on by default) makes an error. DECIMAL(38, 24) sums cost
+# less for a few means but more for many, three 30-bit parts more for a few (docs/performance.md).
+PART_BITS = 31
+_PARTS = 2
 FRACTION_BITS = PART_BITS * _PARTS
 _SCALE = f"{float(2**PART_BITS)!r}D"
 
 
 def _parts(value: str) -> list[str]:
-    """SQL text of the value's three 30-bit integer parts, highest first: each the integer part
-    of the remainder scaled by 2^30 (both steps exact in doubles)."""
+    """SQL text of the value's integer parts of PART_BITS bits, highest first: each the integer
+    part of the remainder scaled by 2^PART_BITS (both steps exact in doubles)."""
     parts = []
     rest = f"CAST({value} AS DOUBLE)"
     for _ in range(_PARTS):
