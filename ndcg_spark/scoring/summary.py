@@ -23,7 +23,8 @@ SUMMARY_COLUMNS = (c.RUN_ID, c.MEASURE, c.K, c.NDCG, c.NUM_QUERIES, c.JUDGED_AT_
 # the exact mean of the stored doubles: half a unit in the last place of a mean of 0.002, less
 # than that for larger means. A part's sum holds 2^32 (4.3 billion) values before it
 # overflows, which Spark's ANSI mode (on by default) makes an error. DECIMAL(38, 24) sums cost
-# less for a few means but more for many, three 30-bit parts more for a few (docs/performance.md).
+# about as much for a few means and more for many; three 30-bit parts cost more for a few
+# (docs/performance.md).
 PART_BITS = 31
 _PARTS = 2
 FRACTION_BITS = PART_BITS * _PARTS
