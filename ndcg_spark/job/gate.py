@@ -3,6 +3,7 @@ manifests, before any input is read), and the verdict on this run's report."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,7 +15,6 @@ from ndcg_spark.errors import ConfigError
 from ndcg_spark.gating import verdict
 from ndcg_spark.io.layout import LATEST
 from ndcg_spark.job.config import PREVIOUS, JobConfig
-from ndcg_spark.publish.manifest import input_record
 from ndcg_spark.publish.read_back import confirm_unchanged, manifests, read_report, records_files
 from ndcg_spark.report.result import Report
 
@@ -58,14 +58,16 @@ def earlier_date(spark: SparkSession, config: JobConfig) -> Earlier:
     return Earlier(label)
 
 
-def gate_verdict(spark: SparkSession, config: JobConfig, report: Report, earlier: Earlier) -> Verdict | None:
-    """The verdict on this run's report, or None when no gate is asked for."""
+def gate_verdict(
+    spark: SparkSession, config: JobConfig, report: Report, earlier: Earlier, judgments: Mapping[str, Any]
+) -> Verdict | None:
+    """The verdict on this run's report, or None when no gate is asked for; `judgments` is this
+    run's record of its judgments (manifest.input_records)."""
     rule = config.gate.rule
     if rule is None:
         return None
     options = config.options
     reference = None if earlier.label is None else read_report(config.output, earlier.label, spark=spark)
-    judgments: dict[str, Any] = input_record(spark, config.judgments, report.evaluation.judgment_rows)
     result = verdict(
         report,
         rule,

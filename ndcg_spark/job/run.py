@@ -5,8 +5,9 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 
@@ -143,6 +144,7 @@ def _publish(
     render: Renderer | None,
     started: dt.datetime,
     verdict: Verdict | None,
+    inputs: Mapping[str, Mapping[str, Any]],
 ) -> tuple[list[Published], dict[str, str]]:
     """Stage and check every file, then, under the output's lock, record the publication, move
     the files into place and write the manifest; returns what was published, and the table and
@@ -180,7 +182,7 @@ def _publish(
         record = manifest.build(
             spark,
             layout,
-            _input_paths(config),
+            inputs,
             _settings(config),
             evaluation,
             published,
@@ -209,13 +211,14 @@ def run(config: JobConfig, interactive: bool, render: Renderer | None) -> Verdic
         # Publishing reads the few rows per query the report read: its shuffles are sized alike.
         with session_settings(spark, evaluation.post_pass):
             report = report_of(per_query, evaluation, config.options)
+            inputs = manifest.input_records(spark, _input_paths(config), evaluation)
             verdict = None
             if config.gate.rule is not None:
                 with progress.step("gate") as counts:
-                    verdict = gate_verdict(spark, config, report, earlier)
+                    verdict = gate_verdict(spark, config, report, earlier, inputs["judgments"])
                     report = dataclasses.replace(report, gate=None if verdict is None else verdict.frame(spark))
                     counts.update(gated=len(verdict.rows) if verdict else 0, passed=bool(verdict and verdict.passed))
-            published, files = _publish(config, staging, report, render, started, verdict)
+            published, files = _publish(config, staging, report, render, started, verdict, inputs)
     finally:
         staging.discard()
     if verdict is not None:

@@ -44,10 +44,18 @@ def input_record(spark: SparkSession, path: str, rows: int | None) -> dict[str, 
     }
 
 
+def input_records(spark: SparkSession, inputs: Mapping[str, str], evaluation: Evaluation) -> dict[str, dict[str, Any]]:
+    """Each input's record (input_record) by label: judgments and results, several results
+    inputs as results:NAME, whose rows are counted together only (counts.result_rows). Listed
+    once per run: the gate compares the judgments' record with an earlier manifest's."""
+    rows = {"judgments": evaluation.judgment_rows, "results": evaluation.result_rows}
+    return {label: input_record(spark, path, rows.get(label)) for label, path in inputs.items()}
+
+
 def build(
     spark: SparkSession,
     layout: PublicationLayout,
-    inputs: Mapping[str, str],
+    inputs: Mapping[str, Mapping[str, Any]],
     settings: Mapping[str, Any],
     evaluation: Evaluation,
     published: list[Published],
@@ -55,16 +63,14 @@ def build(
     finished: dt.datetime,
     gate: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The manifest of a published report: `inputs` maps judgments and results to their paths
-    (several results inputs as results:NAME, whose rows are counted together only, in
-    counts.result_rows), `settings` is the job's configuration as it ran, `gate` the gate's
-    verdict (when one was asked for)."""
-    rows = {"judgments": evaluation.judgment_rows, "results": evaluation.result_rows}
+    """The manifest of a published report: `inputs` holds the inputs' records (input_records),
+    `settings` is the job's configuration as it ran, `gate` the gate's verdict (when one was
+    asked for)."""
     return {
         "eval_date": None if layout.eval_date is None else layout.eval_date.isoformat(),
         "started": started.isoformat(),
         "finished": finished.isoformat(),
-        "inputs": {label: input_record(spark, path, rows.get(label)) for label, path in inputs.items()},
+        "inputs": {label: dict(record) for label, record in inputs.items()},
         "config": json.loads(json.dumps(settings, default=str)),
         "versions": {
             "ndcg_spark": package_version(),
