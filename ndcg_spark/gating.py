@@ -7,7 +7,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from ndcg_spark import columns as c
-from ndcg_spark.comparison.compare import compare
 from ndcg_spark.comparison.gate import GateRow, GateRule, Verdict, against_baseline, against_earlier, slice_means
 from ndcg_spark.comparison.pairing import with_value
 from ndcg_spark.comparison.rows import Resampling
@@ -47,10 +46,8 @@ def verdict(
     runs = sorted({row[c.RUN_ID] for row in evaluation.summary})
     rows: list[GateRow] = []
     if baseline is not None:
-        comparison = [row for row in evaluation.comparison if row.baseline == baseline]
-        if not comparison:
-            comparison = compare(spark, per_query, baseline, runs, list(rule.cutoffs), resampling)
-        rows += against_baseline(per_query, comparison, baseline, rule, slice_means(evaluation.slices))
+        known = [row for row in evaluation.comparison if row.baseline == baseline]
+        rows += against_baseline(spark, per_query, baseline, runs, rule, resampling, known, slice_means(evaluation.slices))
     if earlier is not None:
         rows += against_earlier(
             spark,

@@ -33,6 +33,11 @@ def _variance(total: Decimal, squares: Decimal, n: int) -> float:
     return float(Fraction(s * _UNIT * n - t * t, _UNIT * _UNIT * n * (n - 1)))
 
 
+def require_baseline(baseline: str, runs: list[str]) -> None:
+    if baseline not in runs:
+        raise ConfigError(f"baseline run {baseline!r} is not in the results (runs: {', '.join(runs)})")
+
+
 def compare(
     spark: SparkSession,
     per_query: DataFrame,
@@ -42,8 +47,7 @@ def compare(
     resampling: Resampling,
 ) -> list[ComparisonRow]:
     """The comparison rows (COMPARISON_SCHEMA), one per other run and cutoff, runs in order."""
-    if baseline not in runs:
-        raise ConfigError(f"baseline run {baseline!r} is not in the results (runs: {', '.join(runs)})")
+    require_baseline(baseline, runs)
     pairs = paired(per_query, baseline, cutoffs).cache()
     try:
         return compare_pairs(spark, pairs, baseline, [run for run in runs if run != baseline], cutoffs, resampling)

@@ -16,7 +16,7 @@ from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
-from ndcg_spark.comparison.compare import compare_pairs
+from ndcg_spark.comparison.compare import compare_pairs, require_baseline
 from ndcg_spark.comparison.pairing import AFTER, BEFORE, PLACE, fell_most, paired, paired_with_earlier
 from ndcg_spark.comparison.rows import SPARK_TYPE, ComparisonRow, Cutoff, Resampling, dataclass_schema
 from ndcg_spark.errors import ConfigError
@@ -269,18 +269,28 @@ def slice_fell_most(before: SliceMeans, after: SliceMeans, reference_run: str | 
 
 
 def against_baseline(
+    spark: SparkSession,
     per_query: DataFrame,
-    comparison: list[ComparisonRow],
     baseline: str,
+    runs: list[str],
     rule: GateRule,
+    resampling: Resampling,
+    comparison: list[ComparisonRow],
     slices: SliceMeans | None = None,
 ) -> list[GateRow]:
-    """Every run against the baseline run of the same report, from its comparison rows."""
-    gated = [row for row in comparison if Cutoff(row.measure, row.k) in rule.cutoffs]
-    if not gated:
-        return []
-    pairs = paired(per_query, baseline, list(rule.cutoffs))
-    fell = _fell_queries(pairs, list(rule.cutoffs))
+    """Every run against the baseline run of the same report: from `comparison` (the report's
+    comparison rows against it) when it holds them, else compared here; one pairing serves the
+    comparison and the queries that fell most."""
+    require_baseline(baseline, runs)
+    cutoffs = list(rule.cutoffs)
+    pairs = paired(per_query, baseline, cutoffs).cache()
+    try:
+        if not comparison:
+            comparison = compare_pairs(spark, pairs, baseline, [run for run in runs if run != baseline], cutoffs, resampling)
+        gated = [row for row in comparison if Cutoff(row.measure, row.k) in rule.cutoffs]
+        fell = _fell_queries(pairs, cutoffs) if gated else {}
+    finally:
+        pairs.unpersist()
     return [
         _row(
             row,
