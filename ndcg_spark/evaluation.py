@@ -213,16 +213,7 @@ def _report(
     if slice_input is not None and options.slices:
         with step("slices") as counts:
             by_query = query_slices(slice_input, options.slices)
-            slices = sorted(
-                slice_summary(per_query, by_query, options.slices).collect(),
-                key=lambda row: (
-                    row[SLICE],
-                    row[SLICE_VALUE] is None,
-                    row[SLICE_VALUE] or "",
-                    row[c.RUN_ID],
-                    *measure_order(row),
-                ),
-            )
+            slices = sorted(slice_summary(per_query, by_query, options.slices).collect(), key=slice_order)
             counts.update(rows=len(slices))
     return per_query, Evaluation(
         summary=summary,
@@ -244,6 +235,12 @@ def measure_order(row: Row) -> tuple[object, ...]:
     NULL last): an orderBy in Spark costs a sampling job and a shuffle. Python orders strings by
     code point, which is Spark's order of their UTF-8 bytes."""
     return (row[c.MEASURE], *c.cutoff_order(row[c.K]))
+
+
+def slice_order(row: Row) -> tuple[object, ...]:
+    """The slices' rows in reading order (see measure_order): by slice, its value (NULL last),
+    run, measure and k."""
+    return (row[SLICE], row[SLICE_VALUE] is None, row[SLICE_VALUE] or "", row[c.RUN_ID], *measure_order(row))
 
 
 def _run_counts(count_rows: list[Row], judged_queries: int, complete: bool, sources: tuple[str, ...]) -> list[RunCounts]:

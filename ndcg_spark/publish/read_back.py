@@ -29,24 +29,18 @@ from pyspark.sql import functions as F
 from ndcg_spark import columns as c
 from ndcg_spark.comparison.rows import ComparisonRow
 from ndcg_spark.errors import ConfigError, NdcgSparkError
-from ndcg_spark.evaluation import Evaluation, RunCounts, measure_order
+from ndcg_spark.evaluation import Evaluation, RunCounts, measure_order, slice_order
 from ndcg_spark.frames import local_frame
 from ndcg_spark.io.layout import COMPARISON_DIR, GATE_DIR, LATEST, PER_QUERY_DIR, SLICES_DIR, SUMMARY_DIR, OutputLayout
 from ndcg_spark.io.storage import FileSystem
 from ndcg_spark.publish.layout import MANIFEST_DIR
 from ndcg_spark.publish.manifest import FILE_BYTES, FILE_MODIFIED, FILE_NAME, FILE_ROWS, FILES, OUTPUTS
 from ndcg_spark.report.result import Report
-from ndcg_spark.scoring.slices import SLICE, SLICE_VALUE
 from ndcg_spark.sessions import is_connect
 
 _FILE, _BYTES, _MODIFIED = "_file", "_bytes", "_modified_ms"
-_FOLDER = "_folder"
-_SMALL = (
-    SUMMARY_DIR,
-    COMPARISON_DIR,
-    SLICES_DIR,
-    GATE_DIR,
-)  # read at once, a few rows each  # where a dataset's files are read from: under the output as given
+_FOLDER = "_folder"  # where a dataset's files are read from: under the output as given
+_SMALL = (SUMMARY_DIR, COMPARISON_DIR, SLICES_DIR, GATE_DIR)  # read at once, a few rows each
 _JSON = ".json"
 
 
@@ -237,8 +231,5 @@ def _evaluation(record: Mapping[str, Any], summary: list[Row], comparison: list[
         duplicate_results_dropped=int(counts.get("duplicate_results_dropped") or 0),
         complete=bool(config.get("complete", False)),
         comparison=[ComparisonRow(**{key: value for key, value in row.asDict().items() if key in names}) for row in comparison],
-        slices=sorted(
-            slices,
-            key=lambda row: (row[SLICE], row[SLICE_VALUE] is None, row[SLICE_VALUE] or "", row[c.RUN_ID], *measure_order(row)),
-        ),
+        slices=sorted(slices, key=slice_order),
     )
