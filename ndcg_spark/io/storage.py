@@ -19,7 +19,12 @@ _LOCAL_SCHEMES = ("file",)
 class FileInfo:
     path: str
     modified_ms: int
-    size: int = 0
+    size: int
+
+
+def _info(status: Any) -> FileInfo:
+    """A Hadoop FileStatus as a FileInfo."""
+    return FileInfo(str(status.getPath().toString()), int(status.getModificationTime()), int(status.getLen()))
 
 
 class FileSystem:
@@ -65,17 +70,14 @@ class FileSystem:
     def children(self, path: str) -> list[FileInfo]:
         if not self.exists(path):
             return []
-        return [
-            FileInfo(str(status.getPath().toString()), int(status.getModificationTime()))
-            for status in self._fs.listStatus(self._path(path))
-        ]
+        return [_info(status) for status in self._fs.listStatus(self._path(path))]
 
     def files(self, path: str) -> list[FileInfo]:
         """Every file under path, recursively."""
         found, listing = [], self._fs.listFiles(self._path(path), True)
         while listing.hasNext():
             status = listing.next()
-            found.append(FileInfo(str(status.getPath().toString()), int(status.getModificationTime())))
+            found.append(_info(status))
         return found
 
     def create_exclusive(self, path: str, text: str) -> bool:
@@ -129,7 +131,7 @@ class FileSystem:
     def info(self, path: str) -> FileInfo:
         """A file's size and modification time, as a reader's listing shows them."""
         status = self._fs.getFileStatus(self._path(path))
-        return FileInfo(str(status.getPath().toString()), int(status.getModificationTime()), int(status.getLen()))
+        return _info(status)
 
     def modified_ms(self, path: str) -> int | None:
         if not self.exists(path):

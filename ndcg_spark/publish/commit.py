@@ -66,12 +66,15 @@ def _placed(fs: FileSystem, moves: tuple[Move, ...]) -> dict[str, list[dict[str,
     object store does not, hence after the moves)."""
     placed: dict[str, list[dict[str, object]]] = {}
     for move in moves:
+        # A dataset's folder is listed once (one call to the store), a single file looked up.
+        listed = {info.path.rsplit("/", 1)[1]: info for info in fs.children(move.target)} if move.files else {}
         files = {f"{move.target}/{name}": rows for name, rows in move.files.items()} or {move.target: move.rows}
         for path, rows in files.items():
-            info = fs.info(path)
+            name = path.rsplit("/", 1)[1]
+            info = listed.get(name) or fs.info(path)
             placed.setdefault(move.name, []).append(
                 {
-                    manifest.FILE_NAME: path.rsplit("/", 1)[1],
+                    manifest.FILE_NAME: name,
                     manifest.FILE_BYTES: info.size,
                     manifest.FILE_MODIFIED: info.modified_ms,
                     manifest.FILE_ROWS: rows,
