@@ -6,9 +6,10 @@ measure is a running count or a first position over the ranked list, read in the
 already reads the DCG: the running count of relevant documents at k (P, recall, success), the sum
 of the precision at each relevant document (map, map_cut), the first relevant position
 (recip_rank). Rprec and bpref also need the query's R (and bpref its number of judged
-non-relevant documents) on every ranked row: a window over the judgments per query, on the order
-their copies check already sorted them in, brings them. Dividing by R waits until the (run, query)
-row meets the ideal side's R.
+non-relevant documents) on each relevant ranked row: a window over the judgments per query, on
+the order their copies check already sorted them in, brings them, packed in the one field a
+ranked row takes from its judgment. Dividing by R waits until the (run, query) row meets the
+ideal side's R.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
+from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
 from ndcg_spark.frames import indicator, sql_name
@@ -25,11 +27,19 @@ from ndcg_spark.measures import NDCG_MEASURES, Measure
 from ndcg_spark.option_values import GainTable
 from ndcg_spark.scoring.ranking import BIGINT, CUM_RELEVANT, at_cutoff
 
-# Columns of the judgments and of the ranked rows.
-RELEVANT = "_relevant"  # grade >= level
-NONRELEVANT = "_nonrelevant"  # judged, 0 <= grade < level (bpref's judged non-relevant)
-QUERY_RELEVANT = "_query_relevant"  # the query's R, on each of its judgments
-QUERY_NONRELEVANT = "_query_nonrelevant"
+# Columns of the judgments and of the ranked rows. What a ranked row takes from its judgment
+# travels through the ranking's sort, where each field costs every row 8 bytes: so it is one
+# BIGINT, JUDGMENT, not a field per fact.
+CLASS = "_class"  # on a judgment: RELEVANT_CLASS, NONRELEVANT_CLASS or 0 (graded < 0)
+RELEVANT_CLASS = 1  # grade >= level
+NONRELEVANT_CLASS = -1  # judged, 0 <= grade < level (bpref's judged non-relevant)
+# On a judgment and a ranked row: > 0 relevant, < 0 judged non-relevant, 0 neither (or
+# unjudged). With Rprec or bpref, a relevant one holds its query's R and N (judged
+# non-relevant): R * 2^32 + N.
+JUDGMENT = "_judgment"
+_SHIFT = 32
+_LOW = (1 << _SHIFT) - 1
+RELEVANT = "_relevant"  # on a ranked row after the sort: relevant at the level
 CUM_REL = "_cum_rel"
 CUM_NONREL = "_cum_nonrel"
 # Columns of the (run, query) rows.
@@ -92,65 +102,102 @@ class Binary:
     def bpref(self) -> bool:
         return bool(self.named("bpref"))
 
+    @property
+    def classed(self) -> bool:
+        """Whether the judgments carry CLASS: relevance is not the gain's, or bpref needs the
+        judged non-relevant ones."""
+        return not self.by_gain or self.bpref
+
+    @property
+    def judgment(self) -> bool:
+        """Whether the ranked rows carry JUDGMENT: relevance is not the gain's, or Rprec and
+        bpref need the query's counts."""
+        return not self.by_gain or self.per_query
+
 
 def relevance_columns(relevance: Column, binary: Binary) -> list[Column]:
-    """A judgment's binary relevance (and, for bpref, whether it is judged non-relevant)."""
+    """A judgment's class at the level (CLASS), when relevance cannot be read from the gain or
+    bpref needs the judged non-relevant ones: one small field through the judgments' exchange."""
+    if not binary.classed:
+        return []
     level = F.lit(binary.level)
-    columns = [] if binary.by_gain else [(relevance >= level).alias(RELEVANT)]
+    classed = F.when(relevance >= level, F.lit(RELEVANT_CLASS))
     if binary.bpref:
-        columns.append(((relevance >= 0) & (relevance < level)).alias(NONRELEVANT))
-    return columns
+        classed = classed.when(relevance >= 0, F.lit(NONRELEVANT_CLASS))
+    return [classed.otherwise(F.lit(0)).alias(CLASS)]
 
 
-def with_query_counts(gains: DataFrame, binary: Binary) -> DataFrame:
-    """Each judgment with its query's R (and judged non-relevant count): a window per query that
-    needs no sort of its own, since the copies check leaves the judgments in query order."""
-    if not binary.per_query:
+def _judgment_relevant(binary: Binary) -> Column:
+    """Whether a judgment is relevant at the level."""
+    return F.col(CLASS) == RELEVANT_CLASS if not binary.by_gain else F.col(c.GAIN) > 0
+
+
+def with_judgment(gains: DataFrame, binary: Binary) -> DataFrame:
+    """Each judgment with what a ranked row needs of it (JUDGMENT): for Rprec and bpref, its
+    query's R and judged non-relevant count N, from a window per query that needs no sort of
+    its own, since the copies check leaves the judgments in query order."""
+    if not binary.judgment:
         return gains
+    relevant = _judgment_relevant(binary)
+    if not binary.per_query:
+        return gains.withColumn(JUDGMENT, indicator(relevant).cast(T.LongType()))
     per_query = Window.partitionBy(c.QUERY_ID)
-    relevant = F.col(c.GAIN) > 0 if binary.by_gain else F.col(RELEVANT)
-    counts = {QUERY_RELEVANT: F.sum(indicator(relevant)).over(per_query)}
+    count_r = F.sum(indicator(relevant)).over(per_query)
+    count_n = F.sum(indicator(F.col(CLASS) == NONRELEVANT_CLASS)).over(per_query) if binary.bpref else F.lit(0)
+    packed = F.shiftleft(count_r.cast(T.LongType()), _SHIFT).bitwiseOR(count_n.cast(T.LongType()))
+    judgment = F.when(relevant, packed)
     if binary.bpref:
-        counts[QUERY_NONRELEVANT] = F.sum(indicator(F.col(NONRELEVANT))).over(per_query)
-    return gains.withColumns(counts)
+        judgment = judgment.when(F.col(CLASS) == NONRELEVANT_CLASS, F.lit(NONRELEVANT_CLASS).cast(T.LongType()))
+    return gains.withColumn(JUDGMENT, judgment.otherwise(F.lit(0).cast(T.LongType())))
 
 
 def joined_columns(binary: Binary) -> list[str]:
     """The judgments' columns the ranked rows take from the join."""
-    return [
-        *([] if binary.by_gain else [RELEVANT]),
-        *([NONRELEVANT] if binary.bpref else []),
-        *([QUERY_RELEVANT] if binary.per_query else []),
-        *([QUERY_NONRELEVANT] if binary.per_query and binary.bpref else []),
-    ]
+    return [JUDGMENT] if binary.judgment else []
 
 
 def labelled(binary: Binary) -> list[Column]:
-    """The joined columns on a ranked row, right after the join: an unjudged document (NULL
-    gain) is neither relevant nor judged non-relevant."""
-    flags = [*([] if binary.by_gain else [RELEVANT]), *([NONRELEVANT] if binary.bpref else [])]
-    counts = [F.col(name) for name in joined_columns(binary) if name not in flags]
-    relevant = [(F.coalesce(F.col(c.GAIN), F.lit(0.0)) > 0).alias(RELEVANT)] if binary.by_gain else []
-    return [*relevant, *[F.coalesce(F.col(name), F.lit(False)).alias(name) for name in flags], *counts]
+    """The joined columns on a ranked row, right after the join: an unjudged document (NULL)
+    is neither relevant nor judged non-relevant."""
+    return [F.coalesce(F.col(JUDGMENT), F.lit(0).cast(T.LongType())).alias(JUDGMENT)] if binary.judgment else []
+
+
+def relevant_row(binary: Binary) -> str:
+    """SQL condition: the ranked row is relevant at the level."""
+    return f"{sql_name(c.GAIN)} > 0" if binary.by_gain else f"{sql_name(JUDGMENT)} > 0"
 
 
 def running_counts(binary: Binary) -> dict[str, str]:
     """Running counts in rank order: relevant rows, and judged non-relevant ones for bpref."""
-    counts = {} if binary.by_gain else {CUM_REL: sql_name(RELEVANT)}
+    counts = {} if binary.by_gain else {CUM_REL: relevant_row(binary)}
     if binary.bpref:
-        counts[CUM_NONREL] = sql_name(NONRELEVANT)
+        counts[CUM_NONREL] = f"{sql_name(JUDGMENT)} < 0"
     return counts
-
-
-def whole_list(binary: Binary) -> dict[str, str]:
-    """The query's counts over the whole list (unjudged rows carry none)."""
-    names = [name for name in (QUERY_RELEVANT, QUERY_NONRELEVANT) if name in joined_columns(binary)]
-    return {name: f"max({sql_name(name)})" for name in names}
 
 
 def kept_rows(binary: Binary) -> str | None:
     """The rows the aggregation reads beyond the cutoffs: each relevant row, when a measure reads it."""
-    return sql_name(RELEVANT) if binary.per_row else None
+    return relevant_row(binary) if binary.per_row else None
+
+
+def ranked_columns(binary: Binary) -> list[Column]:
+    """What the aggregation reads of a ranked row beyond the NDCG's: whether it is relevant (from
+    its gain, or its JUDGMENT, after the sort), its running counts, and JUDGMENT."""
+    return [
+        F.expr(relevant_row(binary)).alias(RELEVANT),
+        *[F.col(name) for name in running_counts(binary)],
+        *([F.col(JUDGMENT)] if binary.per_query else []),
+    ]
+
+
+def _query_relevant() -> str:
+    """R, from a relevant row's JUDGMENT."""
+    return f"shiftright({sql_name(JUDGMENT)}, {_SHIFT})"
+
+
+def _query_nonrelevant() -> str:
+    """N, from a relevant row's JUDGMENT."""
+    return f"({sql_name(JUDGMENT)} & {_LOW})"
 
 
 def ranked_aggregates(binary: Binary, position: str) -> list[Column]:
@@ -163,13 +210,14 @@ def ranked_aggregates(binary: Binary, position: str) -> list[Column]:
         aggregates.append(F.expr(f"sum(CASE WHEN {rel}{within} THEN {precision} END) AS {sql_name(c.at_cutoff(AP_SUM, k))}"))
     if binary.named("recip_rank"):
         aggregates.append(F.expr(f"min(CASE WHEN {rel} THEN {pos} END) AS {sql_name(FIRST_REL)}"))
-    total = sql_name(QUERY_RELEVANT)
+    total = _query_relevant()
     if binary.named("Rprec"):
-        aggregates.append(F.expr(f"CAST(max(CASE WHEN {pos} <= {total} THEN {cum} END) AS BIGINT) AS {sql_name(RPREC_REL)}"))
+        # The relevant rows within the top R.
+        aggregates.append(F.expr(f"count(CASE WHEN {rel} AND {pos} <= {total} THEN 1 END) AS {sql_name(RPREC_REL)}"))
     if binary.bpref:
         # trec_eval: each relevant document scores 1 - min(n, R) / min(R, N), n the judged
         # non-relevant documents above it, N all of the query's; 1 when n is 0.
-        above, judged_nonrel = sql_name(CUM_NONREL), sql_name(QUERY_NONRELEVANT)
+        above, judged_nonrel = sql_name(CUM_NONREL), _query_nonrelevant()
         share = f"CAST(least({above}, {total}) AS DOUBLE) / CAST(least({total}, {judged_nonrel}) AS DOUBLE)"
         score = f"CASE WHEN {above} > 0 THEN 1.0D - {share} ELSE 1.0D END"
         aggregates.append(F.expr(f"sum(CASE WHEN {rel} THEN {score} END) AS {sql_name(BPREF_SUM)}"))
@@ -184,7 +232,7 @@ def ideal_whole(binary: Binary | None) -> dict[str, str]:
     none when relevance is the gain's (the ideal side's NUM_RELEVANT is R then)."""
     if binary is None or binary.by_gain:
         return {}
-    return {_LEVEL_RELEVANT: f"sum(CASE WHEN {sql_name(RELEVANT)} THEN 1 ELSE 0 END)"}
+    return {_LEVEL_RELEVANT: f"sum(CASE WHEN {sql_name(CLASS)} = {RELEVANT_CLASS} THEN 1 ELSE 0 END)"}
 
 
 def ideal_aggregates(binary: Binary | None) -> list[Column]:

@@ -90,7 +90,7 @@ def ranked_dcg(
     # its sort (doc_id only as its tie-break string).
     usable = [USABLE] if judged_only else []
     joined = b.joined_columns(binary) if binary else []
-    judgments = b.with_query_counts(gains, binary) if binary else gains
+    judgments = b.with_judgment(gains, binary) if binary else gains
     labelled = results.join(
         judgments.select(c.QUERY_ID, c.DOC_ID, c.GAIN, F.lit(True).alias(c.IS_JUDGED), *usable, *joined).hint("merge"),
         on=[c.QUERY_ID, c.DOC_ID],
@@ -109,7 +109,6 @@ def ranked_dcg(
     )
     judged = USABLE if judged_only else c.IS_JUDGED
     spread = {FIRST_INPUT: f"min({sql_name(c.INPUT)})", LAST_INPUT: f"max({sql_name(c.INPUT)})"} if inputs else {}
-    whole = {**spread, **(b.whole_list(binary) if binary else {})}
     counts = b.running_counts(binary) if binary else {}
     ranked = with_running_dcg(
         labelled,
@@ -121,12 +120,12 @@ def ranked_dcg(
         judged=judged,
         kept=judged if judged_only else None,
         max_depth=max_depth,
-        whole=whole,
+        whole=spread,
         counts=counts,
         keep=b.kept_rows(binary) if binary else None,
     )
-    extra = [*counts, *whole, *([b.RELEVANT] if binary else [])]
-    return ranked.select(c.RUN_ID, c.QUERY_ID, c.POSITION, c.CUM_DCG, CUM_JUDGED, CUM_RELEVANT, *dict.fromkeys(extra))
+    extra = b.ranked_columns(binary) if binary else []
+    return ranked.select(c.RUN_ID, c.QUERY_ID, c.POSITION, c.CUM_DCG, CUM_JUDGED, CUM_RELEVANT, *spread, *extra)
 
 
 def positions(ks: Sequence[int], binary: Binary | None) -> list[int]:
