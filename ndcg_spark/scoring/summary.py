@@ -66,6 +66,34 @@ def exact_mean(value: str) -> Column:
     return F.expr(f"CASE WHEN count({value}) > 0 THEN {total} / CAST(count({value}) AS DOUBLE) END")
 
 
+def _part_names(name: str) -> list[str]:
+    """The columns part_sums names for column `name`: its count, then its parts' sums."""
+    return [f"{name}__n", *[f"{name}__{i}" for i in range(_PARTS)]]
+
+
+def part_sums(name: str) -> list[Column]:
+    """The count of a column's non-null values and the long sums of their integer parts: what
+    mean_of reads on the driver. exact_mean's value, without the decimal arithmetic that more
+    than doubles the code Spark generates and compiles for an aggregation of many means."""
+    value = sql_name(name)
+    count, *sums = _part_names(name)
+    parts = [F.expr(f"sum({part})").alias(total) for part, total in zip(_parts(value), sums, strict=True)]
+    return [F.count(F.col(name)).alias(count), *parts]
+
+
+def mean_of(row: Row, name: str) -> float | None:
+    """exact_mean of column `name`, bit for bit, from its part_sums in `row`: the parts put
+    together as one integer, rounded once to a double, divided by 2^FRACTION_BITS (exactly),
+    then by the count."""
+    count, *sums = _part_names(name)
+    if not row[count]:
+        return None
+    total = 0
+    for part in sums:
+        total = total * 2**PART_BITS + int(row[part])
+    return float(total) / float(2**FRACTION_BITS) / float(row[count])
+
+
 SUMMARY_KEYS = (c.RUN_ID, c.MEASURE, c.K, c.VARIANT)
 
 
@@ -112,7 +140,7 @@ def summary_and_counts(measured_pairs: DataFrame, rows: Sequence[MeasuredRow], p
     from. One aggregation over the union of both sides, the count rows marked COUNTS_ROW: the
     report reads the staged pairs in one query, with one shuffle, over one row per (run, query)
     however many measures it holds. The means are summarize's over the long rows: the same exact
-    sums (summary_rows turns them into its rows)."""
+    sums, put together on the driver (summary_rows turns them into its rows)."""
     spread = [name for name in (FIRST_INPUT, LAST_INPUT) if name in pairs.columns]
     means = [value_column(i) for i in range(len(rows))] + [judged_column(k) for k in dict.fromkeys(row.k for row in rows)]
     summary_side = measured_pairs.select(
@@ -134,7 +162,7 @@ def summary_and_counts(measured_pairs: DataFrame, rows: Sequence[MeasuredRow], p
         .groupBy(c.RUN_ID, COUNTS_ROW)
         .agg(
             F.count(F.lit(1)).alias(c.NUM_QUERIES),
-            *[exact_mean(sql_name(name)).alias(name) for name in means],
+            *[total for name in means for total in part_sums(name)],
             F.sum(_JUDGED).cast(T.LongType()).alias(RETRIEVED_JUDGED),
             *[F.min(FIRST_INPUT).alias(FIRST_INPUT), F.max(LAST_INPUT).alias(LAST_INPUT)] if spread else [],
         )
@@ -145,7 +173,7 @@ def summary_rows(aggregated: Row, rows: Sequence[MeasuredRow], variant: str) -> 
     """A run's summary rows (SUMMARY_COLUMNS) from its row of summary_and_counts."""
     summary = []
     for i, row in enumerate(rows):
-        value = aggregated[value_column(i)]
+        value = mean_of(aggregated, value_column(i))
         summary.append(
             Row(
                 **{
@@ -154,7 +182,7 @@ def summary_rows(aggregated: Row, rows: Sequence[MeasuredRow], variant: str) -> 
                     c.K: row.k,
                     c.NDCG: value if row.measure in NDCG_MEASURES else None,
                     c.NUM_QUERIES: aggregated[c.NUM_QUERIES],
-                    c.JUDGED_AT_K: aggregated[judged_column(row.k)],
+                    c.JUDGED_AT_K: mean_of(aggregated, judged_column(row.k)),
                     c.VARIANT: variant,
                     c.VALUE: value,
                 }

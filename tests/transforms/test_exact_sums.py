@@ -11,7 +11,7 @@ from fractions import Fraction
 from pyspark.sql import SparkSession
 
 from ndcg_spark.comparison.compare import _mean, _variance
-from ndcg_spark.scoring.summary import FRACTION_BITS, exact_mean, exact_sum
+from ndcg_spark.scoring.summary import FRACTION_BITS, exact_mean, exact_sum, mean_of, part_sums
 from tests.conftest import rows_frame
 
 _UNIT = 2**FRACTION_BITS
@@ -51,6 +51,19 @@ def test_mean_is_the_same_in_any_order_and_within_the_truncation(spark: SparkSes
     assert means == {float(truncated) / len(values)}
     exact = sum(Fraction(v) for v in values) / len(values)
     assert abs(Fraction(means.pop()) - exact) <= Fraction(1, _UNIT) + Fraction(math.ulp(float(exact)))
+
+
+def test_the_driver_puts_the_part_sums_together_as_exact_mean_does(spark: SparkSession) -> None:
+    """The summary's means come from part_sums and mean_of: bit for bit exact_mean's, in any
+    order, and None where exact_mean is NULL."""
+    rng = random.Random(11)
+    values: list[float | None] = [rng.random() for _ in range(2000)] + _VALUES * 20 + [None] * 5
+    for partitions in (1, 5):
+        frame = rows_frame(spark, [(v, i % 3) for i, v in enumerate(values)], "v double, g int").repartition(partitions)
+        for row in frame.groupBy("g").agg(exact_mean("v").alias("m"), *part_sums("v")).collect():
+            assert mean_of(row, "v") == row["m"] and row["m"] is not None
+    nulls = rows_frame(spark, [(None,), (None,)], "v double").agg(exact_mean("v").alias("m"), *part_sums("v")).first()
+    assert nulls is not None and mean_of(nulls, "v") is None and nulls["m"] is None
 
 
 def test_mean_of_no_values_is_null(spark: SparkSession) -> None:
