@@ -28,6 +28,7 @@ PART_PREFIX = "part-"
 PART_ROWS = 500_000  # rows a data file of a dataset holds at most (tens of MB of Parquet)
 # Spark's own cap of the rows of a file, when set (> 0), takes PART_ROWS's place.
 MAX_RECORDS_PER_FILE = "spark.sql.files.maxRecordsPerFile"
+_MAX_RECORDS_OPTION = "maxRecordsPerFile"  # the same cap, as a write's option
 _STAGED_REPORT = "report"
 _REPLACED = "replaced"  # under staging: each dataset's previous folder while it is swapped out
 
@@ -85,8 +86,14 @@ def stage(spark: SparkSession, staging: Staging, dataset: Dataset, target: str) 
     footers, read by the driver; text by reading it back) and return the move that publishes it."""
     folder = staging.path(f"{_STAGED_REPORT}/{dataset.name}")
     capped = int(spark.conf.get(MAX_RECORDS_PER_FILE) or 0)
-    frame = dataset.frame.coalesce(dataset.parts(capped if capped > 0 else PART_ROWS))
-    frame.write.text(folder) if dataset.text else frame.write.parquet(folder)
+    rows_per_part = capped if capped > 0 else PART_ROWS
+    frame = dataset.frame.coalesce(dataset.parts(rows_per_part))
+    if dataset.text:
+        frame.write.text(folder)
+    else:
+        # A task may hold more rows than one file's share (fewer partitions than files): it
+        # writes several files then.
+        frame.write.option(_MAX_RECORDS_OPTION, rows_per_part).parquet(folder)
     parts = _parts(staging.fs, folder)
     if not parts:
         raise PublishError(f"staged {folder} holds no data file: nothing published")

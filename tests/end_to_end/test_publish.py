@@ -8,11 +8,13 @@ import os
 import time
 from pathlib import Path
 
+import pyarrow.parquet as pq
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
 from ndcg_spark.errors import EXIT_INPUT_REJECTED, EXIT_OK
+from ndcg_spark.publish import atomic
 from ndcg_spark.publish.staging import STAGING_DIR
 from tests.conftest import RESULTS, run_job, snapshot, write
 
@@ -31,6 +33,17 @@ def test_layout_is_a_folder_per_dataset_and_date_and_a_manifest(inputs, tmp_path
     assert record["outputs"]["per_query"]["rows"] == 2 * 2 * 4  # runs x queries x (5, 10, 20, uncut)
     assert record["config"]["ks"] == [5, 10, 20] and record["versions"]["spark"]
     assert [run["run_id"] for run in record["counts"]["runs"]] == ["r1", "r2"]
+
+
+def test_a_file_holds_at_most_its_share_of_rows_whatever_the_partitions(inputs, tmp_path: Path, monkeypatch) -> None:
+    """per_query's 16 rows come from one partition here; with 5 rows a file they make 4 files."""
+    monkeypatch.setattr(atomic, "PART_ROWS", 5)
+    output = tmp_path / "out"
+    assert run_job(*inputs, output, "--k", "5,10,20") == EXIT_OK
+    files = sorted(file for file in os.listdir(output / "per_query") if file.endswith(".parquet"))
+    assert [pq.ParquetFile(output / "per_query" / file).metadata.num_rows for file in files] == [5, 5, 5, 1]
+    record = json.loads((output / "_manifests" / "latest.json").read_text())
+    assert record["outputs"]["per_query"]["rows"] == 16 and len(record["outputs"]["per_query"]["files"]) == 4
 
 
 def test_rerun_with_empty_result_replaces_exactly_that_date(spark: SparkSession, inputs, tmp_path: Path) -> None:
