@@ -117,7 +117,7 @@ class Binary:
 
 def relevance_columns(relevance: Column, binary: Binary) -> list[Column]:
     """A judgment's class at the level (CLASS), when relevance cannot be read from the gain or
-    bpref needs the judged non-relevant ones: one small field through the judgments' exchange."""
+    bpref needs the judged non-relevant ones: one field where there were two flags."""
     if not binary.classed:
         return []
     level = F.lit(binary.level)
