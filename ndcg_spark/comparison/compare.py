@@ -16,14 +16,14 @@ from ndcg_spark.comparison.resampling import draw_rows, fixed_point, fixed_scale
 from ndcg_spark.comparison.rows import ComparisonRow, Cutoff, Resampling
 from ndcg_spark.comparison.stats import holm, paired_t
 from ndcg_spark.errors import ConfigError
-from ndcg_spark.scoring.summary import FRACTION_BITS
+from ndcg_spark.scoring.summary import FRACTION_BITS, mean_of_total
 
 _UNIT = 2**FRACTION_BITS  # an exact_sum counts in units of 1 / _UNIT
 
 
 def _mean(total: Decimal, n: int) -> float | None:
     """The mean of n values from their exact_sum, as the summary computes it."""
-    return float(total) / _UNIT / n if n else None
+    return mean_of_total(int(total), n)
 
 
 def _variance(total: Decimal, squares: Decimal, n: int) -> float:

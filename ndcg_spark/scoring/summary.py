@@ -73,8 +73,8 @@ def _part_names(name: str) -> list[str]:
 
 def part_sums(name: str) -> list[Column]:
     """The count of a column's non-null values and the long sums of their integer parts: what
-    mean_of reads on the driver. exact_mean's value, without the decimal arithmetic that more
-    than doubles the code Spark generates and compiles for an aggregation of many means."""
+    mean_of reads on the driver. exact_mean's value without its decimal arithmetic, which made
+    the generated code of an aggregation of many means half again as large in its final stage."""
     value = sql_name(name)
     count, *sums = _part_names(name)
     parts = [F.expr(f"sum({part})").alias(total) for part, total in zip(_parts(value), sums, strict=True)]
@@ -86,12 +86,16 @@ def mean_of(row: Row, name: str) -> float | None:
     together as one integer, rounded once to a double, divided by 2^FRACTION_BITS (exactly),
     then by the count."""
     count, *sums = _part_names(name)
-    if not row[count]:
-        return None
     total = 0
     for part in sums:
-        total = total * 2**PART_BITS + int(row[part])
-    return float(total) / float(2**FRACTION_BITS) / float(row[count])
+        total = total * 2**PART_BITS + int(row[part] or 0)
+    return mean_of_total(total, row[count])
+
+
+def mean_of_total(total: int, count: int) -> float | None:
+    """The mean of `count` values from their exact sum (an integer in units of
+    2^-FRACTION_BITS), as exact_mean computes it; None for no values."""
+    return float(total) / float(2**FRACTION_BITS) / float(count) if count else None
 
 
 SUMMARY_KEYS = (c.RUN_ID, c.MEASURE, c.K, c.VARIANT)
