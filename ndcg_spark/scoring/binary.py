@@ -35,7 +35,7 @@ RELEVANT_CLASS = 1  # grade >= level
 NONRELEVANT_CLASS = -1  # judged, 0 <= grade < level (bpref's judged non-relevant)
 # On a judgment and a ranked row: > 0 relevant, < 0 judged non-relevant, 0 neither (or
 # unjudged). With Rprec or bpref, a relevant one holds its query's R and N (judged
-# non-relevant): R * 2^32 + N.
+# non-relevant): R * 2^32 + N, exact while a query has fewer than 2^31 judgments.
 JUDGMENT = "_judgment"
 _SHIFT = 32
 _LOW = (1 << _SHIFT) - 1
