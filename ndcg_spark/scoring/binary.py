@@ -142,12 +142,13 @@ def with_judgment(gains: DataFrame, binary: Binary) -> DataFrame:
     if not binary.per_query:
         return gains.withColumn(JUDGMENT, indicator(relevant).cast(T.LongType()))
     per_query = Window.partitionBy(c.QUERY_ID)
+    nonrelevant = F.col(CLASS) == NONRELEVANT_CLASS
     count_r = F.sum(indicator(relevant)).over(per_query)
-    count_n = F.sum(indicator(F.col(CLASS) == NONRELEVANT_CLASS)).over(per_query) if binary.bpref else F.lit(0)
+    count_n = F.sum(indicator(nonrelevant)).over(per_query) if binary.bpref else F.lit(0)
     packed = F.shiftleft(count_r.cast(T.LongType()), _SHIFT).bitwiseOR(count_n.cast(T.LongType()))
     judgment = F.when(relevant, packed)
     if binary.bpref:
-        judgment = judgment.when(F.col(CLASS) == NONRELEVANT_CLASS, F.lit(NONRELEVANT_CLASS).cast(T.LongType()))
+        judgment = judgment.when(nonrelevant, F.lit(NONRELEVANT_CLASS).cast(T.LongType()))
     return gains.withColumn(JUDGMENT, judgment.otherwise(F.lit(0).cast(T.LongType())))
 
 
