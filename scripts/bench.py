@@ -15,9 +15,9 @@ its reports. "bare_ndcg_output" also writes its per-query rows and its summary a
 A tool's time is reported only when its mean NDCG@k agrees with the job's to 1e-9 on the same
 data; a peer that disagrees is named and left out. RankingMetrics computes another NDCG by design
 (binary relevance, the only kind its Python API passes): it is timed, and how far its means are
-from the job's is reported. Whole-process wall time (median over the
-rounds) and peak RSS of the largest process (GNU time), the ratios to the floor and of the job to
-each peer, written as JSON and Markdown under --out.
+from the job's is reported. Whole-process wall time and CPU time (user and system, of the process
+and its children; medians over the rounds) and peak RSS of the largest process (GNU time), the
+ratios to the floor and of the job to each peer, written as JSON and Markdown under --out.
 
     .venv/bin/pip install -e ".[bench]"          # numpy, duckdb; optional: pytrec-eval-terrier, ranx
     .venv/bin/python scripts/bench.py --queries 100000 --depth 100 --repeat 3 --skew 0.1
@@ -25,9 +25,12 @@ each peer, written as JSON and Markdown under --out.
 --job-from DIR also times the job of another checkout (a git worktree of the commit before a
 change, say) as "job_from", in turn with this one on the same data; its means must equal the job's.
 
---breakdown then runs the job (and job_from) once more each with Spark's event log and tabulates
-where the time goes: Spark jobs, the start before the first, the job's steps (main pass, summary,
-publish, from its step log), the longest Spark job of the main pass, and the time no Spark job ran.
+--breakdown then runs the job (and job_from, and the bare NDCG peers asked for) once more each with
+Spark's event log and tabulates where the time goes: Spark jobs, the start before the first, the
+job's steps (main pass, summary, publish, from its step log), the longest Spark job of the main
+pass, and the time no Spark job ran; then, for every run alike, from the event log alone: the time
+to the longest Spark job (the main stage), that job with its tasks' count, time and CPU time, the
+time after it, and the process's CPU time.
 
 --java-options="..." adds driver JVM options to every Spark tool alike (the floors included), to
 see how a JVM setting moves them all, e.g. -XX:TieredStopAtLevel=1 (the C1 compiler only).
@@ -55,6 +58,7 @@ import datetime as dt
 import json
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -352,23 +356,25 @@ class Tool:
     reference: str | None  # the tool whose means this one must equal (same data)
     env: dict[str, str] = field(default_factory=dict)  # on top of the common environment
     walls: list[float] = field(default_factory=list)
+    cpus: list[float] = field(default_factory=list)
     peaks: list[float] = field(default_factory=list)
     last_means: dict[str, float] | None = None
 
 
-def timed(command: list[str], env: dict[str, str]) -> tuple[float, float, str]:
-    """(wall seconds, peak RSS GB of the largest process, stdout) via GNU time."""
+def timed(command: list[str], env: dict[str, str]) -> tuple[float, float, float, str]:
+    """(wall seconds, CPU seconds (user and system, the process and the children it waited for),
+    peak RSS GB of the largest process, stdout) via GNU time."""
     with tempfile.NamedTemporaryFile("r", suffix=".time") as report:
         done = subprocess.run(
-            ["/usr/bin/time", "-f", "%e %M", "-o", report.name, *command],
+            ["/usr/bin/time", "-f", "%e %U %S %M", "-o", report.name, *command],
             env=env,
             capture_output=True,
             text=True,
         )
         if done.returncode != 0:
             raise RuntimeError(f"{command[0]} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
-        wall, rss_kb = report.read().split()[-2:]
-    return float(wall), int(rss_kb) / 1e6, done.stdout
+        wall, user, system, rss_kb = report.read().split()[-4:]
+    return float(wall), float(user) + float(system), int(rss_kb) / 1e6, done.stdout
 
 
 def means_from(stdout: str) -> dict[str, float]:
@@ -390,8 +396,9 @@ def _epoch(iso: str) -> float:
 
 
 def breakdown(tool: Tool, env: dict[str, str], events: Path) -> dict[str, float]:
-    """Where one run of the job spends its time: Spark's event log (jobs, their times, the idle
-    gaps) and the job's own step log (one JSON line per step, with its end time and seconds)."""
+    """Where one run spends its time: Spark's event log (jobs, their times, the idle gaps, the
+    longest job's tasks) and, for the job, its own step log (one JSON line per step, with its end
+    time and seconds); a bare peer has no steps (they read 0)."""
     shutil.rmtree(events, ignore_errors=True)
     events.mkdir(parents=True)
     log_conf = [
@@ -403,9 +410,12 @@ def breakdown(tool: Tool, env: dict[str, str], events: Path) -> dict[str, float]
         "spark.eventLog.compress=false",
     ]
     command = [tool.command[0], *log_conf, *tool.command[1:]]  # spark-submit's options, then the job's
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.time()
     done = subprocess.run(command, env={**env, **tool.env}, capture_output=True, text=True)
     wall = time.time() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if done.returncode != 0:
         raise RuntimeError(f"{tool.name} failed:\n{done.stderr[-3000:]}")
     steps = {}
@@ -415,6 +425,8 @@ def breakdown(tool: Tool, env: dict[str, str], events: Path) -> dict[str, float]
             steps[record["step"]] = (_epoch(record["time"]) - record["seconds"], _epoch(record["time"]))
     app_start = app_end = 0.0
     jobs: dict[int, list[float]] = {}
+    job_of_stage: dict[int, int] = {}
+    tasks: dict[int, list[float]] = {}  # per job: tasks, their seconds, their CPU seconds
     for path in sorted(p for p in events.rglob("*") if p.is_file() and not p.name.startswith(("appstatus", "."))):
         for line in path.read_text().splitlines():
             event = json.loads(line)
@@ -425,8 +437,15 @@ def breakdown(tool: Tool, env: dict[str, str], events: Path) -> dict[str, float]
                 app_end = event["Timestamp"] / 1000
             elif kind == "SparkListenerJobStart":
                 jobs[event["Job ID"]] = [event["Submission Time"] / 1000, 0.0]
+                job_of_stage.update(dict.fromkeys(event["Stage IDs"], event["Job ID"]))
             elif kind == "SparkListenerJobEnd":
                 jobs[event["Job ID"]][1] = event["Completion Time"] / 1000
+            elif kind == "SparkListenerTaskEnd" and event["Stage ID"] in job_of_stage:
+                info, metrics = event["Task Info"], event.get("Task Metrics") or {}
+                count = tasks.setdefault(job_of_stage[event["Stage ID"]], [0.0, 0.0, 0.0])
+                count[0] += 1
+                count[1] += (info["Finish Time"] - info["Launch Time"]) / 1000
+                count[2] += metrics.get("Executor CPU Time", 0) / 1e9
     spans = sorted(jobs.values())
     busy, reach = 0.0, app_start
     for start, end in spans:  # the union of the jobs' spans: time some job was running
@@ -439,8 +458,14 @@ def breakdown(tool: Tool, env: dict[str, str], events: Path) -> dict[str, float]
 
     main_pass = steps.get("main pass", (0.0, 0.0))
     in_main = [end - start for start, end in spans if main_pass[0] <= start <= main_pass[1]]
+    longest = max(jobs, key=lambda job_id: jobs[job_id][1] - jobs[job_id][0], default=None)
+    first = spans[0][0] if spans else app_start
+    last_end = max((end for _start, end in spans), default=app_start)
+    longest_start, longest_end = jobs[longest] if longest is not None else (first, first)
+    longest_tasks = tasks.get(longest, [0.0, 0.0, 0.0]) if longest is not None else [0.0, 0.0, 0.0]
     return {
         "wall": wall,
+        "cpu": cpu,
         "spark_jobs": len(spans),
         "start": (spans[0][0] - app_start) if spans else 0.0,
         "main_pass": seconds("main pass"),
@@ -448,6 +473,13 @@ def breakdown(tool: Tool, env: dict[str, str], events: Path) -> dict[str, float]
         "summary": seconds("summary"),
         "publish": seconds("publish"),
         "no_spark_job_running": (app_end - app_start) - busy,
+        # From the event log alone, the same for every run: the longest job is the main stage.
+        "to_longest_job": longest_start - first,
+        "longest_job": longest_end - longest_start,
+        "longest_job_tasks": longest_tasks[0],
+        "longest_job_task_seconds": longest_tasks[1],
+        "longest_job_task_cpu": longest_tasks[2],
+        "after_longest_job": last_end - longest_end,
     }
 
 
@@ -579,14 +611,15 @@ def main() -> None:
     for attempt in range(args.repeat):  # alternate the tools within each round
         for tool in tools:
             try:
-                wall, peak, stdout = timed(tool.command, {**env, **tool.env})
+                wall, cpu, peak, stdout = timed(tool.command, {**env, **tool.env})
             except RuntimeError as error:
                 print(f"round {attempt + 1} {tool.name}: FAILED\n{error}", flush=True)
                 raise SystemExit(1) from None
             tool.walls.append(wall)
+            tool.cpus.append(cpu)
             tool.peaks.append(peak)
             tool.last_means = tool.means(stdout)
-            print(f"round {attempt + 1} {tool.name}: {wall:.1f} s, {peak:.2f} GB", flush=True)
+            print(f"round {attempt + 1} {tool.name}: {wall:.1f} s, CPU {cpu:.1f} s, {peak:.2f} GB", flush=True)
 
     by_name = {tool.name: tool for tool in tools}
     disagree: dict[str, float] = {}
@@ -620,6 +653,8 @@ def main() -> None:
         "java_options": args.java_options,
         "wall_s": {tool.name: tool.walls for tool in timed_tools},
         "median_wall_s": median,
+        "cpu_s": {tool.name: tool.cpus for tool in timed_tools},
+        "median_cpu_s": {tool.name: statistics.median(tool.cpus) for tool in timed_tools},
         "peak_rss_gb": {tool.name: max(tool.peaks) for tool in timed_tools},
         "ratio_to_floor": {name: value / median["floor"] for name, value in median.items()},
         "ratio_to_rank_floor": {name: value / median["rank_floor"] for name, value in median.items()},
@@ -648,13 +683,14 @@ def main() -> None:
         f" NDCG@{','.join(map(str, KS))}, local[2], driver {args.driver_memory},"
         f" median of {args.repeat}" + (f", driver JVM options {args.java_options}" if args.java_options else ""),
         "",
-        "| tool | wall (s) | x floor | x ranking floor | job / tool | peak RSS (GB) |",
-        "|---|---|---|---|---|---|",
+        "| tool | wall (s) | CPU (s) | x floor | x ranking floor | job / tool | peak RSS (GB) |",
+        "|---|---|---|---|---|---|---|",
     ]
     for tool in timed_tools:
         ratio = report["job_ratio_to_peer"].get(tool.name)
         lines.append(
-            f"| {tool.name} | {median[tool.name]:.1f} | {report['ratio_to_floor'][tool.name]:.2f} |"
+            f"| {tool.name} | {median[tool.name]:.1f} | {report['median_cpu_s'][tool.name]:.1f} |"
+            f" {report['ratio_to_floor'][tool.name]:.2f} |"
             f" {report['ratio_to_rank_floor'][tool.name]:.2f} |"
             f" {'' if ratio is None else f'{ratio:.2f}'} | {report['peak_rss_gb'][tool.name]:.2f} |"
         )
@@ -679,7 +715,8 @@ def main() -> None:
         ]
     if args.breakdown:
         jobs = [tool for tool in tools if tool.name in ("job", "job_from", "job_measures")]
-        parts = {tool.name: breakdown(tool, env, scripts / f"events-{tool.name}") for tool in jobs}
+        bare = [tool for tool in timed_tools if tool.name in ("bare_ndcg", "bare_ndcg_output")]
+        parts = {tool.name: breakdown(tool, env, scripts / f"events-{tool.name}") for tool in [*jobs, *bare]}
         report["breakdown"] = parts
         Path(f"{stem}.json").write_text(json.dumps(report, indent=2))
         lines += [
@@ -690,10 +727,26 @@ def main() -> None:
             "|---|---|---|---|---|---|---|---|---|",
         ]
         for name, part in parts.items():
+            if name in ("bare_ndcg", "bare_ndcg_output"):
+                continue
             lines.append(
                 f"| {name} | {part['wall']:.1f} | {part['spark_jobs']:.0f} | {part['start']:.1f} |"
                 f" {part['main_pass']:.1f} | {part['longest_job_in_main_pass']:.1f} |"
                 f" {part['summary']:.1f} | {part['publish']:.1f} | {part['no_spark_job_running']:.1f} |"
+            )
+        lines += [
+            "",
+            "The same runs from the event log alone (s; the longest Spark job is the main stage; its tasks:"
+            " how many, their time and CPU time, summed):",
+            "",
+            "| run | wall | CPU | start | first job to the longest | longest job | its tasks | task time | task CPU | after it |",
+            "|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for name, part in parts.items():
+            lines.append(
+                f"| {name} | {part['wall']:.1f} | {part['cpu']:.1f} | {part['start']:.1f} | {part['to_longest_job']:.1f} |"
+                f" {part['longest_job']:.2f} | {part['longest_job_tasks']:.0f} | {part['longest_job_task_seconds']:.1f} |"
+                f" {part['longest_job_task_cpu']:.1f} | {part['after_longest_job']:.1f} |"
             )
     Path(f"{stem}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
