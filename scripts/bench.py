@@ -37,8 +37,9 @@ see how a JVM setting moves them all, e.g. -XX:TieredStopAtLevel=1 (the C1 compi
 
 --peers api,api_connect times the Python API (ndcg_spark.evaluate, nothing published) on a classic
 local session and on a local Spark Connect server, in a plain Python process each: what the library
-costs on each kind of session. Their means must equal the job's. Their peak RSS is the Python
-process's alone: the JVM it starts is not its child as spark-submit's is, and is not counted.
+costs on each kind of session. Their means must equal the job's. Their peak RSS and CPU time are
+the Python process's alone: the JVM it starts is not its child as spark-submit's is, and is not
+counted.
 
 --measures also times the job with every measure beside NDCG as "job_measures", in turn with the
 job on the same data; its NDCG means must equal the job's, and the report gives the ratio of the
@@ -331,6 +332,10 @@ PEERS = {
 DEFAULT_PEERS = ("duckdb", "pytrec_eval", "ranx")
 # Run with spark-submit, like the job.
 SPARK_PEERS = {"bare_ndcg": BARE_NDCG, "bare_ndcg_output": BARE_NDCG_OUTPUT, "spark_ranking_metrics": SPARK_RANKING_METRICS}
+# What --breakdown runs again with the event log: the job's runs (with their step log), then the
+# bare queries (the event log alone), to read side by side.
+BREAKDOWN_JOBS = ("job", "job_from", "job_measures")
+BREAKDOWN_PEERS = ("bare_ndcg", "bare_ndcg_output")
 # Same semantics as the job (trec_eval's tie order included): a disagreement is a bug somewhere.
 # ranx breaks score ties its own way, so it may differ on data with ties; it is then left out.
 STRICT = {
@@ -714,8 +719,8 @@ def main() -> None:
             " binary relevance from Python (see docs/performance.md)",
         ]
     if args.breakdown:
-        jobs = [tool for tool in tools if tool.name in ("job", "job_from", "job_measures")]
-        bare = [tool for tool in timed_tools if tool.name in ("bare_ndcg", "bare_ndcg_output")]
+        jobs = [tool for tool in tools if tool.name in BREAKDOWN_JOBS]
+        bare = [tool for tool in timed_tools if tool.name in BREAKDOWN_PEERS]
         parts = {tool.name: breakdown(tool, env, scripts / f"events-{tool.name}") for tool in [*jobs, *bare]}
         report["breakdown"] = parts
         Path(f"{stem}.json").write_text(json.dumps(report, indent=2))
@@ -727,7 +732,7 @@ def main() -> None:
             "|---|---|---|---|---|---|---|---|---|",
         ]
         for name, part in parts.items():
-            if name in ("bare_ndcg", "bare_ndcg_output"):
+            if name in BREAKDOWN_PEERS:  # no step log
                 continue
             lines.append(
                 f"| {name} | {part['wall']:.1f} | {part['spark_jobs']:.0f} | {part['start']:.1f} |"
