@@ -16,7 +16,7 @@ from ndcg_spark.comparison.resampling import draw_rows, fixed_point, fixed_scale
 from ndcg_spark.comparison.rows import ComparisonRow, Cutoff, Resampling
 from ndcg_spark.comparison.stats import holm, paired_t
 from ndcg_spark.errors import ConfigError
-from ndcg_spark.scoring.summary import FRACTION_BITS, mean_of_total
+from ndcg_spark.scoring.summary import FRACTION_BITS, mean_of_some, mean_of_total
 
 _UNIT = 2**FRACTION_BITS  # an exact_sum counts in units of 1 / _UNIT
 
@@ -111,7 +111,7 @@ def _row(
     if not stats or not n:
         return row
     total = stats[cutoff_column("sd", cut)]
-    mean = float(total) / _UNIT / n
+    mean = mean_of_some(int(total), n)
     t, p = paired_t(n, mean, _variance(total, stats[cutoff_column("sdd", cut)], n) if n > 1 else 0.0)
     row.ndcg_baseline = _mean(stats[cutoff_column("sb", cut)], n)
     row.ndcg_run = _mean(stats[cutoff_column("sr", cut)], n)

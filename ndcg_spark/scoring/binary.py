@@ -127,9 +127,9 @@ def relevance_columns(relevance: Column, binary: Binary) -> list[Column]:
     return [classed.otherwise(F.lit(0)).alias(CLASS)]
 
 
-def _judgment_relevant(binary: Binary) -> Column:
-    """Whether a judgment is relevant at the level."""
-    return F.col(CLASS) == RELEVANT_CLASS if not binary.by_gain else F.col(c.GAIN) > 0
+def _judgment_relevant(binary: Binary) -> str:
+    """SQL condition: the judgment is relevant at the level."""
+    return f"{sql_name(c.GAIN)} > 0" if binary.by_gain else f"{sql_name(CLASS)} = {RELEVANT_CLASS}"
 
 
 def with_judgment(gains: DataFrame, binary: Binary) -> DataFrame:
@@ -138,7 +138,7 @@ def with_judgment(gains: DataFrame, binary: Binary) -> DataFrame:
     its own, since the copies check leaves the judgments in query order."""
     if not binary.judgment:
         return gains
-    relevant = _judgment_relevant(binary)
+    relevant = F.expr(_judgment_relevant(binary))
     if not binary.per_query:
         return gains.withColumn(JUDGMENT, indicator(relevant).cast(T.LongType()))
     per_query = Window.partitionBy(c.QUERY_ID)
@@ -233,7 +233,7 @@ def ideal_whole(binary: Binary | None) -> dict[str, str]:
     none when relevance is the gain's (the ideal side's NUM_RELEVANT is R then)."""
     if binary is None or binary.by_gain:
         return {}
-    return {_LEVEL_RELEVANT: f"sum(CASE WHEN {sql_name(CLASS)} = {RELEVANT_CLASS} THEN 1 ELSE 0 END)"}
+    return {_LEVEL_RELEVANT: f"sum(CASE WHEN {_judgment_relevant(binary)} THEN 1 ELSE 0 END)"}
 
 
 def ideal_aggregates(binary: Binary | None) -> list[Column]:

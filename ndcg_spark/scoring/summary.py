@@ -95,7 +95,12 @@ def mean_of(row: Row, name: str) -> float | None:
 def mean_of_total(total: int, count: int) -> float | None:
     """The mean of `count` values from their exact sum (an integer in units of
     2^-FRACTION_BITS), as exact_mean computes it; None for no values."""
-    return float(total) / float(2**FRACTION_BITS) / float(count) if count else None
+    return mean_of_some(total, count) if count else None
+
+
+def mean_of_some(total: int, count: int) -> float:
+    """mean_of_total where there are values (count > 0)."""
+    return float(total) / float(2**FRACTION_BITS) / float(count)
 
 
 SUMMARY_KEYS = (c.RUN_ID, c.MEASURE, c.K, c.VARIANT)
