@@ -59,14 +59,12 @@ import datetime as dt
 import json
 import os
 import re
-import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import textwrap
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -366,9 +364,18 @@ class Tool:
     last_means: dict[str, float] | None = None
 
 
-def timed(command: list[str], env: dict[str, str]) -> tuple[float, float, float, str]:
-    """(wall seconds, CPU seconds (user and system, the process and the children it waited for),
-    peak RSS GB of the largest process, stdout) via GNU time."""
+@dataclass(frozen=True)
+class Timing:
+    """One process's run, via GNU time."""
+
+    wall: float  # seconds
+    cpu: float  # seconds, user and system, the process and the children it waited for
+    peak_gb: float  # peak RSS of the largest process
+    stdout: str
+    stderr: str
+
+
+def timed(command: list[str], env: dict[str, str]) -> Timing:
     with tempfile.NamedTemporaryFile("r", suffix=".time") as report:
         done = subprocess.run(
             ["/usr/bin/time", "-f", "%e %U %S %M", "-o", report.name, *command],
@@ -379,7 +386,7 @@ def timed(command: list[str], env: dict[str, str]) -> tuple[float, float, float,
         if done.returncode != 0:
             raise RuntimeError(f"{command[0]} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
         wall, user, system, rss_kb = report.read().split()[-4:]
-    return float(wall), float(user) + float(system), int(rss_kb) / 1e6, done.stdout
+    return Timing(float(wall), float(user) + float(system), int(rss_kb) / 1e6, done.stdout, done.stderr)
 
 
 def means_from(stdout: str) -> dict[str, float]:
@@ -415,16 +422,9 @@ def breakdown(tool: Tool, env: dict[str, str], events: Path) -> dict[str, float]
         "spark.eventLog.compress=false",
     ]
     command = [tool.command[0], *log_conf, *tool.command[1:]]  # spark-submit's options, then the job's
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.time()
-    done = subprocess.run(command, env={**env, **tool.env}, capture_output=True, text=True)
-    wall = time.time() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    if done.returncode != 0:
-        raise RuntimeError(f"{tool.name} failed:\n{done.stderr[-3000:]}")
+    run = timed(command, {**env, **tool.env})
     steps = {}
-    for line in (done.stdout + done.stderr).splitlines():  # the step log goes where the job's log goes
+    for line in (run.stdout + run.stderr).splitlines():  # the step log goes where the job's log goes
         if '"step": ' in line:
             record = json.loads(line[line.index("{") :])
             steps[record["step"]] = (_epoch(record["time"]) - record["seconds"], _epoch(record["time"]))
@@ -467,10 +467,10 @@ def breakdown(tool: Tool, env: dict[str, str], events: Path) -> dict[str, float]
     first = spans[0][0] if spans else app_start
     last_end = max((end for _start, end in spans), default=app_start)
     longest_start, longest_end = jobs[longest] if longest is not None else (first, first)
-    longest_tasks = tasks.get(longest, [0.0, 0.0, 0.0]) if longest is not None else [0.0, 0.0, 0.0]
+    longest_tasks = tasks.get(longest, [0.0, 0.0, 0.0])
     return {
-        "wall": wall,
-        "cpu": cpu,
+        "wall": run.wall,
+        "cpu": run.cpu,
         "spark_jobs": len(spans),
         "start": (spans[0][0] - app_start) if spans else 0.0,
         "main_pass": seconds("main pass"),
@@ -616,15 +616,15 @@ def main() -> None:
     for attempt in range(args.repeat):  # alternate the tools within each round
         for tool in tools:
             try:
-                wall, cpu, peak, stdout = timed(tool.command, {**env, **tool.env})
+                run = timed(tool.command, {**env, **tool.env})
             except RuntimeError as error:
                 print(f"round {attempt + 1} {tool.name}: FAILED\n{error}", flush=True)
                 raise SystemExit(1) from None
-            tool.walls.append(wall)
-            tool.cpus.append(cpu)
-            tool.peaks.append(peak)
-            tool.last_means = tool.means(stdout)
-            print(f"round {attempt + 1} {tool.name}: {wall:.1f} s, CPU {cpu:.1f} s, {peak:.2f} GB", flush=True)
+            tool.walls.append(run.wall)
+            tool.cpus.append(run.cpu)
+            tool.peaks.append(run.peak_gb)
+            tool.last_means = tool.means(run.stdout)
+            print(f"round {attempt + 1} {tool.name}: {run.wall:.1f} s, CPU {run.cpu:.1f} s, {run.peak_gb:.2f} GB", flush=True)
 
     by_name = {tool.name: tool for tool in tools}
     disagree: dict[str, float] = {}
