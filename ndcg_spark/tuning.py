@@ -22,7 +22,7 @@ from ndcg_spark import columns as c
 from ndcg_spark.api import evaluate
 from ndcg_spark.checks.inputs import ARE_NAN
 from ndcg_spark.errors import ConfigError, InputError
-from ndcg_spark.measures import DEFAULT_CUTOFFS, NDCG_MEASURES, Measure, MeasureName, parse_measures
+from ndcg_spark.measures import NDCG_MEASURES, Measure, parse_measures, takes_cutoff
 from ndcg_spark.options import GAIN_LINEAR, Gain
 
 DEFAULT_K = 10
@@ -41,8 +41,8 @@ def measure_of(metric: str, k: int) -> Measure:
     """The measure a metricName names: one of Spark's names, trec_eval's (P, map, ndcg_cut.5) or
     ir_measures' (P@5, AP, RR); a measure that takes a cutoff and names none is cut at k."""
     name = SPARK_METRICS.get(metric, metric)
-    if name in DEFAULT_CUTOFFS:
-        return Measure(cast(MeasureName, name), k)
+    if takes_cutoff(name):
+        return Measure(name, k)
     try:
         (measure,) = parse_measures(name)
     except ValueError:
@@ -69,8 +69,8 @@ class NdcgEvaluator(Evaluator, HasLabelCol, HasPredictionCol, DefaultParamsReada
         Params._dummy(),
         "metricName",
         "the measure: ndcgAtK, precisionAtK, recallAtK, meanAveragePrecision, meanAveragePrecisionAtK (Spark's"
-        " names), or trec_eval's or ir_measures' (P, recall, map, map_cut, recip_rank, Rprec, success, bpref,"
-        " ndcg, P@5, AP, RR, ...); cut at k when it takes a cutoff and names none",
+        " names), or any of the catalogue's, by trec_eval's or ir_measures' name (P, recall, map, recip_rank,"
+        " Rprec, bpref, infAP, ndcg, P@5, AP, RR@10, ...); cut at k when it takes a cutoff and names none",
         typeConverter=TypeConverters.toString,
     )
     k: Param[int] = Param(Params._dummy(), "k", "the cutoff of NDCG@k (of the measure)", typeConverter=TypeConverters.toInt)

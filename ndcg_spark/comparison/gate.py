@@ -21,7 +21,7 @@ from ndcg_spark.comparison.pairing import AFTER, BEFORE, PLACE, fell_most, paire
 from ndcg_spark.comparison.rows import SPARK_TYPE, ComparisonRow, Cutoff, Resampling, dataclass_schema
 from ndcg_spark.errors import ConfigError
 from ndcg_spark.frames import local_frame
-from ndcg_spark.measures import Measure, cut, label, parse_measures, report_order
+from ndcg_spark.measures import Measure, label, parse_measures, report_order, takes_cutoff
 from ndcg_spark.scoring.slices import SLICE, SLICE_VALUE
 
 ReferenceKind = Literal["baseline", "date"]
@@ -106,12 +106,12 @@ def gated_cutoffs(entries: Sequence[str], reported: Sequence[Cutoff], name: str 
     chosen: dict[Cutoff, None] = {}
     for entry in entries:
         bare = str(entry).strip()
-        if bare in {item.measure for item in reported} and cut(bare):  # type: ignore[arg-type]
+        if bare in {item.measure for item in reported} and takes_cutoff(bare):
             measures: Iterable[Measure | Cutoff] = [item for item in reported if item.measure == bare]
         else:
             measures = parse_measures(bare)
         for measure in measures:
-            wanted = Cutoff(measure.name if isinstance(measure, Measure) else measure.measure, measure.k)
+            wanted = Cutoff(measure.reported if isinstance(measure, Measure) else measure.measure, measure.k)
             if wanted not in reported:
                 held = ", ".join(item.asked for item in reported)
                 raise ConfigError(f"{name} {entry!r} is not in the report (it holds {held}); ask for it with --measure or --k")

@@ -26,7 +26,7 @@ class MlflowLogError(NdcgSparkError):
 
 
 def metric_name(measure: str, k: int | None) -> str:
-    return Measure(measure, k).trec_eval  # type: ignore[arg-type]
+    return Measure(measure, k).trec_eval
 
 
 def _params(settings: Mapping[str, Any], prefix: str = "") -> dict[str, str]:

@@ -8,7 +8,7 @@ from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
 from ndcg_spark.io.trec import LINE
-from ndcg_spark.measures import TREC_EVAL_ORDER
+from ndcg_spark.measures import CATALOGUE
 
 # trec_eval -q prints each value with this format: measure padded to 22, then tabs.
 _REPORT_LINE = "%-22s\t%s\t%.4f"
@@ -27,8 +27,14 @@ def _report_line(measure: Column, k: Column, query: Column, value: Column) -> Co
 
 
 def _measure_place(measure: Column) -> Column:
-    """Where trec_eval prints a measure among the others (its measure table's order)."""
-    return F.array_position(F.array(*[F.lit(name) for name in TREC_EVAL_ORDER]), measure)
+    """Where trec_eval prints a measure among the others (its measure table's order; a measure
+    with a parameter in its name, iprec_at_recall_0.10, at its declaration's place)."""
+    family = F.regexp_extract(measure, _FAMILY, 1)
+    return F.array_position(F.array(*[F.lit(declaration.name) for declaration in CATALOGUE]), family)
+
+
+# The declaration's name of a reported measure name: iprec_at_recall_0.10 -> iprec_at_recall.
+_FAMILY = "^(" + "|".join(sorted((d.name for d in CATALOGUE), key=len, reverse=True)) + r")(_[-0-9.,=]+)?$"
 
 
 def report_lines(per_query: DataFrame, summary: DataFrame) -> DataFrame:

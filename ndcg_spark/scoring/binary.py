@@ -1,13 +1,14 @@
-"""trec_eval's binary measures (P, recall, map, map_cut, recip_rank, Rprec, success, bpref) from
-the main pass's own windows.
+"""The measures beside NDCG (the catalogue's), computed in the main pass's own windows.
 
 A document is relevant when its grade is at least the relevance level (trec_eval -l). Each
-measure is a running count or a first position over the ranked list, read in the aggregation that
-already reads the DCG: the running count of relevant documents at k (P, recall, success), the sum
-of the precision at each relevant document (map, map_cut), the first relevant position
-(recip_rank). Rprec and bpref also need the query's R (and bpref its number of judged
-non-relevant documents) on each relevant ranked row: a window over the judgments per query, on
-the order their copies check already sorted them in, brings them, packed in the one field a
+measure's formula (measures/catalogue.py) reads ingredients; `PassIngredients` gives each one as
+a column of the (run, query) row and records it, so that the pass computes exactly what the
+formulas read. An ingredient is a running count or sum over the ranked list read at a cutoff
+(relevant retrieved at k, judged non-relevant at k, discounted sums at the list's end), or an
+aggregate over the relevant rows (precision sums, the first relevant position, interpolated
+precision, infAP's and binG's terms). Those that need the query's R on each relevant row
+(Rprec, Rprec_mult, iprec_at_recall, bpref and its N) take it from a window over the judgments
+per query, on the order their copies check already sorted them in, packed in the one field a
 ranked row takes from its judgment. Dividing by R waits until the (run, query) row meets the
 ideal side's R.
 """
@@ -15,7 +16,7 @@ ideal side's R.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
@@ -23,47 +24,164 @@ from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
 from ndcg_spark.frames import indicator, sql_name
-from ndcg_spark.measures import NDCG_MEASURES, Measure
+from ndcg_spark.measures import NDCG_MEASURES, Measure, declaration_of
 from ndcg_spark.option_values import GainTable
 from ndcg_spark.scoring.ranking import BIGINT, CUM_RELEVANT, at_cutoff
 
 # Columns of the judgments and of the ranked rows. What a ranked row takes from its judgment
 # travels through the ranking's sort, where each field costs every row 8 bytes: so it is one
-# BIGINT, JUDGMENT, not a field per fact.
+# BIGINT, JUDGMENT, not a field per fact (and the grade only when rbp asks for it).
 CLASS = "_class"  # on a judgment: RELEVANT_CLASS, NONRELEVANT_CLASS or 0 (graded < 0)
 RELEVANT_CLASS = 1  # grade >= level
-NONRELEVANT_CLASS = -1  # judged, 0 <= grade < level (bpref's judged non-relevant)
-# On a judgment and a ranked row: > 0 relevant, < 0 judged non-relevant, 0 neither (or
-# unjudged). With Rprec or bpref, a relevant one holds its query's R and N (judged
-# non-relevant): R * 2^32 + N, exact while a query has fewer than 2^31 judgments.
+NONRELEVANT_CLASS = -1  # judged, 0 <= grade < level
+# On a judgment and a ranked row: > 0 relevant, < 0 judged non-relevant, 0 neither (unjudged,
+# or graded below 0). When some measure needs R on the rows, a relevant one holds its query's R
+# and N (judged non-relevant): R * 2^32 + N, exact while a query has fewer than 2^31 judgments.
 JUDGMENT = "_judgment"
+GRADE = "_grade"
 _SHIFT = 32
 _LOW = (1 << _SHIFT) - 1
 RELEVANT = "_relevant"  # on a ranked row after the sort: relevant at the level
 CUM_REL = "_cum_rel"
 CUM_NONREL = "_cum_nonrel"
+CUM_NEGATIVE = "_cum_negative"  # judged documents graded below 0 (trec_eval's unjudged in the pool)
 # Columns of the (run, query) rows.
 REL_RET = "rel_ret"  # relevant retrieved, per cutoff: c.at_cutoff(REL_RET, k)
+NONREL_RET = "nonrel_ret"  # judged non-relevant retrieved, per cutoff
 AP_SUM = "ap_sum"  # sum of the precision at each relevant document, per cutoff
 FIRST_REL = "first_rel"
-RPREC_REL = "rprec_rel"  # relevant documents in the top R
 BPREF_SUM = "bpref_sum"
+INFAP_SUM = "infap_sum"
+BING_SUM = "bing_sum"
+MAX_GRADE = "max_grade"
 NUM_RELEVANT_LEVEL = "num_relevant_level"  # the ideal side's R
+_INFAP_EPSILON = 0.00001  # trec_eval's INFAP_EPSILON
 
-_AVERAGED = ("map", "map_cut")
-_PER_ROW = ("map", "map_cut", "recip_rank", "Rprec", "bpref")
-_PER_QUERY = ("Rprec", "bpref")
+
+def _indexed(prefix: str, values: Sequence[float], value: float) -> str:
+    return f"{prefix}_{sorted(values).index(value)}"
+
+
+@dataclass
+class Needs:
+    """What the formulas read of the pass, recorded as they are built."""
+
+    rel_ks: set[int | None] = field(default_factory=set)
+    nonrel_ks: set[int | None] = field(default_factory=set)
+    ap_ks: set[int | None] = field(default_factory=set)
+    first_rel: bool = False
+    multiples: set[float] = field(default_factory=set)
+    bpref: bool = False
+    recalls: set[float] = field(default_factory=set)
+    infap: bool = False
+    bing: bool = False
+    grade_sums: set[float] = field(default_factory=set)
+    max_grade: bool = False
+    judged_sums: set[float] = field(default_factory=set)
+
+
+class PassIngredients:
+    """The ingredients as columns of the (run, query) row (see measures.Ingredients), each one
+    recorded in `needs` when a formula reads it. `total`: the column holding R."""
+
+    def __init__(self, total: str) -> None:
+        self.total = total
+        self.needs = Needs()
+
+    @staticmethod
+    def _count(name: str) -> str:
+        return f"coalesce({sql_name(name)}, 0L)"
+
+    @staticmethod
+    def _sum(name: str) -> str:
+        return f"coalesce({sql_name(name)}, 0.0D)"
+
+    def retrieved(self) -> str:
+        return self._count(c.NUM_RETRIEVED)
+
+    def relevant(self) -> str:
+        return self._count(self.total)
+
+    def relevant_retrieved(self, k: int | None) -> str:
+        self.needs.rel_ks.add(k)
+        return self._count(c.at_cutoff(REL_RET, k))
+
+    def nonrelevant_retrieved(self, k: int | None) -> str:
+        self.needs.nonrel_ks.add(k)
+        return self._count(c.at_cutoff(NONREL_RET, k))
+
+    def precision_sum(self, k: int | None) -> str:
+        self.needs.ap_ks.add(k)
+        return self._sum(c.at_cutoff(AP_SUM, k))
+
+    def first_relevant(self) -> str:
+        self.needs.first_rel = True
+        return sql_name(FIRST_REL)
+
+    def relevant_within_multiple(self, multiple: float) -> str:
+        self.needs.multiples.add(multiple)
+        return f"coalesce({sql_name(multiple_column(multiple))}, 0L)"
+
+    def bpref_sum(self) -> str:
+        self.needs.bpref = True
+        return self._sum(BPREF_SUM)
+
+    def interpolated_precision(self, recall: float) -> str:
+        self.needs.recalls.add(recall)
+        return sql_name(recall_column(recall))
+
+    def infap_sum(self) -> str:
+        self.needs.infap = True
+        return self._sum(INFAP_SUM)
+
+    def bing_sum(self) -> str:
+        self.needs.bing = True
+        return self._sum(BING_SUM)
+
+    def grade_discount_sum(self, persistence: float) -> str:
+        self.needs.grade_sums.add(persistence)
+        return self._sum(discount_column("_grade_sum", persistence))
+
+    def max_grade(self) -> str:
+        self.needs.max_grade = True
+        return sql_name(MAX_GRADE)
+
+    def judged_discount_sum(self, persistence: float) -> str:
+        self.needs.judged_sums.add(persistence)
+        self.needs.nonrel_ks.add(None)
+        return self._sum(discount_column("_judged_sum", persistence))
+
+    def dcg(self, k: int | None) -> str:
+        return f"coalesce({sql_name(c.at_cutoff(c.DCG, k))}, 0.0D)"
+
+    def ideal_dcg(self, k: int | None) -> str:
+        return sql_name(c.at_cutoff(c.IDCG, k))
+
+
+def multiple_column(multiple: float) -> str:
+    return f"_rel_within_{multiple!r}".replace(".", "_")
+
+
+def recall_column(recall: float) -> str:
+    return f"_iprec_{recall!r}".replace(".", "_")
+
+
+def discount_column(prefix: str, persistence: float) -> str:
+    return f"{prefix}_{persistence!r}".replace(".", "_")
 
 
 @dataclass(frozen=True)
 class Binary:
-    """The binary measures asked for (none of them NDCG) and the grade from which a document is
-    relevant. by_gain: relevant is gain > 0 (level 1 and the gain's own values, whose positive
-    gains are exactly the grades >= 1), so the NDCG pass's own relevant counts serve."""
+    """The measures beside NDCG asked for and the grade from which a document is relevant, with
+    the SQL of each one's value and what the pass must compute for them. by_gain: relevant is
+    gain > 0 (level 1 and the gain's own values, whose positive gains are exactly the grades
+    >= 1), so the NDCG pass's own relevant counts serve."""
 
     measures: tuple[Measure, ...]
     level: int = 1
     by_gain: bool = False
+    values: tuple[str, ...] = ()
+    needs: Needs = field(default_factory=Needs)
 
     @property
     def cum_rel(self) -> str:
@@ -75,56 +193,62 @@ class Binary:
         """The (run, query) row's column holding R."""
         return c.NUM_RELEVANT if self.by_gain else NUM_RELEVANT_LEVEL
 
-    def named(self, *names: str) -> list[Measure]:
-        return [measure for measure in self.measures if measure.name in names]
-
     @property
     def ks(self) -> list[int]:
-        """The cutoffs whose relevant-retrieved count some measure reads."""
-        return sorted({measure.k for measure in self.measures if measure.k is not None})
+        """The cutoffs whose running counts some measure reads (and every measure's own k, which
+        its num_relevant_retrieved reports)."""
+        asked = {measure.k for measure in self.measures} | self.needs.rel_ks | self.needs.nonrel_ks
+        return sorted(k for k in asked if k is not None)
 
     @property
     def ap_ks(self) -> list[int | None]:
-        """The cutoffs of average precision (None: map, over the whole list)."""
-        return sorted({measure.k for measure in self.named(*_AVERAGED)}, key=c.cutoff_order)
+        return sorted(self.needs.ap_ks, key=c.cutoff_order)
+
+    @property
+    def nonrelevant(self) -> bool:
+        """Whether judged non-relevant documents are counted (on the judgments, as CLASS)."""
+        return bool(self.needs.nonrel_ks) or self.needs.bpref or self.needs.infap
 
     @property
     def per_row(self) -> bool:
         """Whether some measure reads each relevant row, not only the rows at the cutoffs."""
-        return bool(self.named(*_PER_ROW))
+        n = self.needs
+        return bool(n.ap_ks or n.first_rel or n.multiples or n.bpref or n.recalls or n.infap or n.bing)
 
     @property
     def per_query(self) -> bool:
-        """Whether some measure needs the query's R on the ranked rows (Rprec, bpref)."""
-        return bool(self.named(*_PER_QUERY))
+        """Whether some measure needs the query's R on the ranked rows."""
+        return bool(self.needs.multiples or self.needs.recalls or self.needs.bpref)
 
     @property
-    def bpref(self) -> bool:
-        return bool(self.named("bpref"))
+    def graded(self) -> bool:
+        """Whether the ranked rows carry their grade (rbp)."""
+        return bool(self.needs.grade_sums)
 
     @property
     def classed(self) -> bool:
-        """Whether the judgments carry CLASS: relevance is not the gain's, or bpref needs the
-        judged non-relevant ones."""
-        return not self.by_gain or self.bpref
+        """Whether the judgments carry CLASS: relevance is not the gain's, or non-relevant
+        documents are counted."""
+        return not self.by_gain or self.nonrelevant
 
     @property
     def judgment(self) -> bool:
-        """Whether the ranked rows carry JUDGMENT: relevance is not the gain's, or Rprec and
-        bpref need the query's counts."""
-        return not self.by_gain or self.per_query
+        """Whether the ranked rows carry JUDGMENT: relevance is not the gain's, or a measure needs
+        the non-relevant ones or the query's counts."""
+        return not self.by_gain or self.per_query or self.nonrelevant
 
 
 def relevance_columns(relevance: Column, binary: Binary) -> list[Column]:
     """A judgment's class at the level (CLASS), when relevance cannot be read from the gain or
-    bpref needs the judged non-relevant ones: one field where there were two flags."""
+    non-relevant documents are counted; and its grade, when rbp reads it."""
+    columns = [relevance.alias(GRADE)] if binary.graded or binary.needs.max_grade else []
     if not binary.classed:
-        return []
+        return columns
     level = F.lit(binary.level)
     classed = F.when(relevance >= level, F.lit(RELEVANT_CLASS))
-    if binary.bpref:
+    if binary.nonrelevant:
         classed = classed.when(relevance >= 0, F.lit(NONRELEVANT_CLASS))
-    return [classed.otherwise(F.lit(0)).alias(CLASS)]
+    return [*columns, classed.otherwise(F.lit(0)).alias(CLASS)]
 
 
 def _judgment_relevant(binary: Binary) -> str:
@@ -133,34 +257,36 @@ def _judgment_relevant(binary: Binary) -> str:
 
 
 def with_judgment(gains: DataFrame, binary: Binary) -> DataFrame:
-    """Each judgment with what a ranked row needs of it (JUDGMENT): for Rprec and bpref, its
-    query's R and judged non-relevant count N, from a window per query that needs no sort of
+    """Each judgment with what a ranked row needs of it (JUDGMENT): when R is needed on the rows,
+    its query's R and judged non-relevant count N, from a window per query that needs no sort of
     its own, since the copies check leaves the judgments in query order."""
     if not binary.judgment:
         return gains
     relevant = F.expr(_judgment_relevant(binary))
-    if not binary.per_query:
-        return gains.withColumn(JUDGMENT, indicator(relevant).cast(T.LongType()))
-    per_query = Window.partitionBy(c.QUERY_ID)
     nonrelevant = F.col(CLASS) == NONRELEVANT_CLASS
-    count_r = F.sum(indicator(relevant)).over(per_query)
-    count_n = F.sum(indicator(nonrelevant)).over(per_query) if binary.bpref else F.lit(0)
-    packed = F.shiftleft(count_r.cast(T.LongType()), _SHIFT).bitwiseOR(count_n.cast(T.LongType()))
-    judgment = F.when(relevant, packed)
-    if binary.bpref:
+    if not binary.per_query:
+        judgment = F.when(relevant, F.lit(1).cast(T.LongType()))
+    else:
+        per_query = Window.partitionBy(c.QUERY_ID)
+        count_r = F.sum(indicator(relevant)).over(per_query)
+        count_n = F.sum(indicator(nonrelevant)).over(per_query) if binary.nonrelevant else F.lit(0)
+        judgment = F.when(relevant, F.shiftleft(count_r.cast(T.LongType()), _SHIFT).bitwiseOR(count_n.cast(T.LongType())))
+    if binary.nonrelevant:
         judgment = judgment.when(nonrelevant, F.lit(NONRELEVANT_CLASS).cast(T.LongType()))
     return gains.withColumn(JUDGMENT, judgment.otherwise(F.lit(0).cast(T.LongType())))
 
 
 def joined_columns(binary: Binary) -> list[str]:
     """The judgments' columns the ranked rows take from the join."""
-    return [JUDGMENT] if binary.judgment else []
+    return [*([JUDGMENT] if binary.judgment else []), *([GRADE] if binary.graded else [])]
 
 
 def labelled(binary: Binary) -> list[Column]:
     """The joined columns on a ranked row, right after the join: an unjudged document (NULL)
-    is neither relevant nor judged non-relevant."""
-    return [F.coalesce(F.col(JUDGMENT), F.lit(0).cast(T.LongType())).alias(JUDGMENT)] if binary.judgment else []
+    is neither relevant nor judged non-relevant, and grades 0."""
+    judgment = [F.coalesce(F.col(JUDGMENT), F.lit(0).cast(T.LongType())).alias(JUDGMENT)] if binary.judgment else []
+    grade = [F.coalesce(F.col(GRADE).cast(T.DoubleType()), F.lit(0.0)).alias(GRADE)] if binary.graded else []
+    return [*judgment, *grade]
 
 
 def relevant_row(binary: Binary) -> str:
@@ -168,12 +294,26 @@ def relevant_row(binary: Binary) -> str:
     return f"{sql_name(c.GAIN)} > 0" if binary.by_gain else f"{sql_name(JUDGMENT)} > 0"
 
 
-def running_counts(binary: Binary) -> dict[str, str]:
-    """Running counts in rank order: relevant rows, and judged non-relevant ones for bpref."""
-    counts = {} if binary.by_gain else {CUM_REL: relevant_row(binary)}
-    if binary.bpref:
-        counts[CUM_NONREL] = f"{sql_name(JUDGMENT)} < 0"
-    return counts
+def running_sums(binary: Binary, judged: str, position: str) -> dict[str, str]:
+    """Running sums in rank order (SQL terms, 0 on the rows the pass drops before summing):
+    relevant rows, judged non-relevant ones, judged ones graded below 0, and the discounted sums
+    rbp and rbp_resid read at the list's end."""
+    sums = {} if binary.by_gain else {CUM_REL: _counted(relevant_row(binary))}
+    if binary.nonrelevant:
+        sums[CUM_NONREL] = _counted(f"{sql_name(JUDGMENT)} < 0")
+    if binary.needs.infap:
+        sums[CUM_NEGATIVE] = _counted(f"{sql_name(judged)} AND {sql_name(JUDGMENT)} = 0")
+    pos = f"CAST({sql_name(position)} AS DOUBLE) - 1.0D"
+    for p in sorted(binary.needs.grade_sums):
+        grade = sql_name(GRADE)
+        sums[discount_column("_grade_sum", p)] = f"CASE WHEN {grade} > 0 THEN {grade} * pow({p!r}D, {pos}) ELSE 0.0D END"
+    for p in sorted(binary.needs.judged_sums):
+        sums[discount_column("_judged_sum", p)] = f"CASE WHEN {sql_name(JUDGMENT)} <> 0 THEN pow({p!r}D, {pos}) ELSE 0.0D END"
+    return sums
+
+
+def _counted(condition: str) -> str:
+    return f"CASE WHEN {condition} THEN 1 ELSE 0 END"
 
 
 def kept_rows(binary: Binary) -> str | None:
@@ -181,12 +321,12 @@ def kept_rows(binary: Binary) -> str | None:
     return relevant_row(binary) if binary.per_row else None
 
 
-def ranked_columns(binary: Binary) -> list[Column]:
+def ranked_columns(binary: Binary, judged: str, position: str) -> list[Column]:
     """What the aggregation reads of a ranked row beyond the NDCG's: whether it is relevant (from
-    its gain, or its JUDGMENT, after the sort), its running counts, and JUDGMENT."""
+    its gain, or its JUDGMENT, after the sort), its running sums, and JUDGMENT."""
     return [
         F.expr(relevant_row(binary)).alias(RELEVANT),
-        *[F.col(name) for name in running_counts(binary)],
+        *[F.col(name) for name in running_sums(binary, judged, position)],
         *([F.col(JUDGMENT)] if binary.per_query else []),
     ]
 
@@ -201,92 +341,118 @@ def _query_nonrelevant() -> str:
     return f"({sql_name(JUDGMENT)} & {_LOW})"
 
 
+def _infap_term(pos: str, cum: str, nonrel: str, negative: str) -> str:
+    """trec_eval's infAP term of a relevant row at (1-based) position pos: 1 at the top, else
+    1/j + ((j-1)/j) * (judged above / (j-1)) * ((rel above + e) / (rel above + nonrel above + 2e))."""
+    j, above = f"CAST({pos} AS DOUBLE)", f"CAST({cum} - 1 AS DOUBLE)"
+    judged_above = f"({above} + CAST({nonrel} + {negative} AS DOUBLE))"
+    share = f"(({above} + {_INFAP_EPSILON!r}D) / ({above} + CAST({nonrel} AS DOUBLE) + {2 * _INFAP_EPSILON!r}D))"
+    return f"CASE WHEN {pos} = 1 THEN 1.0D ELSE 1.0D / {j} + (({j} - 1.0D) / {j}) * ({judged_above} / ({j} - 1.0D)) * {share} END"
+
+
 def ranked_aggregates(binary: Binary, position: str) -> list[Column]:
     """Per (run, query), over its rows at the cutoffs and its relevant rows."""
+    n = binary.needs
     pos, rel, cum = sql_name(position), sql_name(RELEVANT), sql_name(binary.cum_rel)
-    aggregates = [at_cutoff(binary.cum_rel, position, k, c.at_cutoff(REL_RET, k), BIGINT) for k in [*binary.ks, None]]
+    ks: list[int | None] = [*binary.ks, None]
+    aggregates = [at_cutoff(binary.cum_rel, position, k, c.at_cutoff(REL_RET, k), BIGINT) for k in ks]
+    if binary.nonrelevant:
+        aggregates += [at_cutoff(CUM_NONREL, position, k, c.at_cutoff(NONREL_RET, k), BIGINT) for k in ks]
+    for name in [discount_column("_grade_sum", p) for p in n.grade_sums] + [
+        discount_column("_judged_sum", p) for p in n.judged_sums
+    ]:
+        aggregates.append(at_cutoff(name, position, None, name))
     precision = f"CAST({cum} AS DOUBLE) / CAST({pos} AS DOUBLE)"
     for k in binary.ap_ks:
         within = "" if k is None else f" AND {pos} <= {k}"
         aggregates.append(F.expr(f"sum(CASE WHEN {rel}{within} THEN {precision} END) AS {sql_name(c.at_cutoff(AP_SUM, k))}"))
-    if binary.named("recip_rank"):
+    if n.first_rel:
         aggregates.append(F.expr(f"min(CASE WHEN {rel} THEN {pos} END) AS {sql_name(FIRST_REL)}"))
     total = _query_relevant()
-    if binary.named("Rprec"):
-        # The relevant rows within the top R.
-        aggregates.append(F.expr(f"count(CASE WHEN {rel} AND {pos} <= {total} THEN 1 END) AS {sql_name(RPREC_REL)}"))
-    if binary.bpref:
+    for multiple in sorted(n.multiples):
+        depth = f"floor({multiple!r}D * CAST({total} AS DOUBLE) + 0.9D)"
+        aggregates.append(
+            F.expr(f"count(CASE WHEN {rel} AND {pos} <= {depth} THEN 1 END) AS {sql_name(multiple_column(multiple))}")
+        )
+    for recall in sorted(n.recalls):
+        reached = f"greatest(round({recall!r}D * CAST({total} AS DOUBLE), 0), 1.0D)"
+        aggregates.append(
+            F.expr(f"max(CASE WHEN {rel} AND {cum} >= {reached} THEN {precision} END) AS {sql_name(recall_column(recall))}")
+        )
+    if n.bpref:
         # trec_eval: each relevant document scores 1 - min(n, R) / min(R, N), n the judged
         # non-relevant documents above it, N all of the query's; 1 when n is 0.
         above, judged_nonrel = sql_name(CUM_NONREL), _query_nonrelevant()
         share = f"CAST(least({above}, {total}) AS DOUBLE) / CAST(least({total}, {judged_nonrel}) AS DOUBLE)"
         score = f"CASE WHEN {above} > 0 THEN 1.0D - {share} ELSE 1.0D END"
         aggregates.append(F.expr(f"sum(CASE WHEN {rel} THEN {score} END) AS {sql_name(BPREF_SUM)}"))
+    if n.infap:
+        term = _infap_term(pos, cum, sql_name(CUM_NONREL), sql_name(CUM_NEGATIVE))
+        aggregates.append(F.expr(f"sum(CASE WHEN {rel} THEN {term} END) AS {sql_name(INFAP_SUM)}"))
+    if n.bing:
+        term = f"1.0D / log2(2.0D + CAST({pos} AS DOUBLE) - CAST({cum} AS DOUBLE))"
+        aggregates.append(F.expr(f"sum(CASE WHEN {rel} THEN {term} END) AS {sql_name(BING_SUM)}"))
     return aggregates
 
 
 _LEVEL_RELEVANT = "_level_relevant"
+_MAX_GRADE_WHOLE = "_max_grade_whole"
 
 
 def ideal_whole(binary: Binary | None) -> dict[str, str]:
-    """R over the whole ideal list, before rows of gain 0 (a relevant grade may gain 0) leave it;
-    none when relevance is the gain's (the ideal side's NUM_RELEVANT is R then)."""
-    if binary is None or binary.by_gain:
+    """Over the whole ideal list, before rows of gain 0 leave it: R at the level (when relevance
+    is not the gain's, whose NUM_RELEVANT is R), and the highest grade (rbp)."""
+    if binary is None:
         return {}
-    return {_LEVEL_RELEVANT: f"sum(CASE WHEN {_judgment_relevant(binary)} THEN 1 ELSE 0 END)"}
+    whole = {} if binary.by_gain else {_LEVEL_RELEVANT: f"sum(CASE WHEN {_judgment_relevant(binary)} THEN 1 ELSE 0 END)"}
+    if binary.needs.max_grade:
+        whole[_MAX_GRADE_WHOLE] = f"max({sql_name(GRADE)})"
+    return whole
 
 
 def ideal_aggregates(binary: Binary | None) -> list[Column]:
-    """R at the level, per judged query, when ideal_whole counted it."""
-    if not ideal_whole(binary):
-        return []
-    return [F.expr(f"CAST(max({sql_name(_LEVEL_RELEVANT)}) AS BIGINT) AS {sql_name(NUM_RELEVANT_LEVEL)}")]
+    """Per judged query, what ideal_whole counted."""
+    whole = ideal_whole(binary)
+    aggregates = []
+    if _LEVEL_RELEVANT in whole:
+        aggregates.append(F.expr(f"CAST(max({sql_name(_LEVEL_RELEVANT)}) AS BIGINT) AS {sql_name(NUM_RELEVANT_LEVEL)}"))
+    if _MAX_GRADE_WHOLE in whole:
+        aggregates.append(F.expr(f"CAST(max({sql_name(_MAX_GRADE_WHOLE)}) AS DOUBLE) AS {sql_name(MAX_GRADE)}"))
+    return aggregates
 
 
 def ideal_columns(binary: Binary | None) -> list[str]:
     """The ideal side's columns of a (run, query) row for the binary measures."""
-    return [NUM_RELEVANT_LEVEL] if ideal_whole(binary) else []
+    whole = ideal_whole(binary)
+    return [*([NUM_RELEVANT_LEVEL] if _LEVEL_RELEVANT in whole else []), *([MAX_GRADE] if _MAX_GRADE_WHOLE in whole else [])]
 
 
 def value(measure: Measure, binary: Binary) -> str:
     """SQL text of the measure's value on a (run, query) row; a run lacking the query (scored
-    with complete) has NULL ranked columns, and scores 0."""
-    total = sql_name(binary.total)
-
-    def of(name: str) -> str:
-        return f"coalesce(CAST({sql_name(name)} AS DOUBLE), 0.0D)"
-
-    def per_relevant(numerator: str) -> str:
-        return f"CASE WHEN {total} > 0 THEN {numerator} / CAST({total} AS DOUBLE) ELSE 0.0D END"
-
-    found = of(c.at_cutoff(REL_RET, measure.k))
-    name = measure.name
-    if name == "P":
-        return f"{found} / {float(measure.k or 1)}D"
-    if name == "recall":
-        return per_relevant(found)
-    if name == "success":
-        return f"CASE WHEN {found} > 0 THEN 1.0D ELSE 0.0D END"
-    if name in _AVERAGED:
-        return per_relevant(of(c.at_cutoff(AP_SUM, measure.k)))
-    if name == "recip_rank":
-        first = sql_name(FIRST_REL)
-        return f"CASE WHEN {first} > 0 THEN 1.0D / CAST({first} AS DOUBLE) ELSE 0.0D END"
-    if name == "Rprec":
-        return per_relevant(of(RPREC_REL))
-    if name == "bpref":
-        return per_relevant(of(BPREF_SUM))
-    raise ValueError(f"not a binary measure: {name}")
+    with complete) has NULL ranked columns, and scores as an empty list."""
+    return binary.values[binary.measures.index(measure)]
 
 
 def relevant_retrieved(measure: Measure) -> str:
-    """SQL text of a binary row's num_relevant_retrieved: relevant documents in the top k (the
-    whole list for a measure without a cutoff)."""
+    """SQL text of a row's num_relevant_retrieved: relevant documents in the top k (the whole
+    list for a measure without a cutoff)."""
     return f"coalesce({sql_name(c.at_cutoff(REL_RET, measure.k))}, 0L)"
 
 
 def binary_of(measures: Sequence[Measure], level: int, gains: GainTable = ()) -> Binary | None:
-    """The binary measures among `measures`, or None when there are none (NDCG alone). gains:
-    the custom gains (a grade >= 1 may gain 0 there, so relevance cannot be read from gains)."""
+    """The measures beside NDCG among `measures`, or None when there are none (NDCG alone), with
+    their formulas built (and so what they need recorded). gains: the custom gains (a grade >= 1
+    may gain 0 there, so relevance cannot be read from gains)."""
     chosen = tuple(measure for measure in measures if measure.name not in NDCG_MEASURES)
-    return Binary(chosen, level, by_gain=level == 1 and not gains) if chosen else None
+    if not chosen:
+        return None
+    by_gain = level == 1 and not gains
+    ingredients = PassIngredients(c.NUM_RELEVANT if by_gain else NUM_RELEVANT_LEVEL)
+    for measure in chosen:
+        ingredients.relevant_retrieved(measure.k)
+    values = []
+    for measure in chosen:
+        formula = declaration_of(measure).value
+        assert formula is not None, f"{measure.name} is not supported"
+        values.append(formula(ingredients, measure))
+    return Binary(chosen, level, by_gain, tuple(values), ingredients.needs)

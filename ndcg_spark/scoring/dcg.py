@@ -21,7 +21,7 @@ from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
 from ndcg_spark.frames import sql_name
-from ndcg_spark.measures import NDCG_MEASURES, Measure
+from ndcg_spark.measures import NDCG_MEASURES, Measure, declaration_of
 from ndcg_spark.option_values import GainTable
 from ndcg_spark.options import (
     GAIN_LINEAR,
@@ -109,7 +109,7 @@ def ranked_dcg(
     )
     judged = USABLE if judged_only else c.IS_JUDGED
     spread = {FIRST_INPUT: f"min({sql_name(c.INPUT)})", LAST_INPUT: f"max({sql_name(c.INPUT)})"} if inputs else {}
-    counts = b.running_counts(binary) if binary else {}
+    counts = b.running_sums(binary, judged, c.POSITION) if binary else {}
     ranked = with_running_dcg(
         labelled,
         [c.QUERY_ID, c.RUN_ID],
@@ -124,7 +124,7 @@ def ranked_dcg(
         counts=counts,
         keep=b.kept_rows(binary) if binary else None,
     )
-    extra = b.ranked_columns(binary) if binary else []
+    extra = b.ranked_columns(binary, judged, c.POSITION) if binary else []
     return ranked.select(c.RUN_ID, c.QUERY_ID, c.POSITION, c.CUM_DCG, CUM_JUDGED, CUM_RELEVANT, *spread, *extra)
 
 
@@ -263,26 +263,25 @@ class MeasuredRow:
 
 
 def _ndcg_row(k: int | None) -> MeasuredRow:
-    def cut(name: str) -> str:
-        zero = "0.0D" if name == c.DCG else "0L"
-        return f"coalesce({sql_name(c.at_cutoff(name, k))}, {zero})"
-
-    dcg, idcg = cut(c.DCG), sql_name(c.at_cutoff(c.IDCG, k))
+    measure = Measure(c.MEASURE_UNCUT if k is None else c.MEASURE_CUT, k)
+    ingredients = b.PassIngredients(c.NUM_RELEVANT)
+    formula = declaration_of(measure).value
+    assert formula is not None
     return MeasuredRow(
-        c.MEASURE_UNCUT if k is None else c.MEASURE_CUT,
+        measure.reported,
         k,
-        dcg,
-        idcg,
+        ingredients.dcg(k),
+        ingredients.ideal_dcg(k),
         sql_name(c.NUM_RELEVANT),
-        cut(c.NUM_RELEVANT_RETRIEVED),
-        f"CASE WHEN {idcg} > 0 THEN {dcg} / {idcg} ELSE 0.0D END",
+        f"coalesce({sql_name(c.at_cutoff(c.NUM_RELEVANT_RETRIEVED, k))}, 0L)",
+        formula(ingredients, measure),
     )
 
 
 def _binary_row(measure: Measure, binary: Binary) -> MeasuredRow:
     """No DCG; the relevant counts at the relevance level."""
     return MeasuredRow(
-        measure.name,
+        measure.reported,
         measure.k,
         "CAST(NULL AS DOUBLE)",
         "CAST(NULL AS DOUBLE)",

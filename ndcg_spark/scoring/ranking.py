@@ -124,7 +124,7 @@ def with_running_dcg(
     given, condenses it to the rows it holds for (trec_eval -J): positions count only those,
     and a list that keeps none is one row at position 0, so that it is still scored (0).
     `whole` names SQL aggregates to take over the whole list, before any cut; `counts` names SQL
-    conditions (true only on rows that go on to the second window) to count in rank order, and
+    terms (0 on rows that do not go on to the second window) to sum in rank order, and
     `keep` is the SQL condition of further rows to return beside those at the cutoffs."""
     spec = window(partition, order)
 
@@ -162,7 +162,7 @@ def with_running_dcg(
     sums = {running: over(f"sum({term})", RUNNING), CUM_RELEVANT: over(f"sum({_counted(relevant)})", RUNNING)}
     if judged is not None:
         sums[CUM_JUDGED] = over(f"sum({_counted(sql_name(judged))})", RUNNING)
-    sums.update({name: over(f"sum({_counted(condition)})", RUNNING) for name, condition in (counts or {}).items()})
+    sums.update({name: over(f"sum({term})", RUNNING) for name, term in (counts or {}).items()})
     returned = at_cutoffs(position, ks) if keep is None else at_cutoffs(position, ks) | F.expr(keep)
     return numbered.filter(F.expr(counted) | at_cutoffs(position, ks)).withColumns(sums).filter(returned)
 

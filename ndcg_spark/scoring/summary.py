@@ -3,6 +3,7 @@ counts, from the per-query rows."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from pyspark.sql import Column, DataFrame, Row
@@ -11,7 +12,7 @@ from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
 from ndcg_spark.frames import indicator, sql_name
-from ndcg_spark.measures import NDCG_MEASURES
+from ndcg_spark.measures import CATALOGUE, GEOMETRIC, MIN_GEO_MEAN, NDCG_MEASURES, SUM, bounded, combine_of
 from ndcg_spark.scoring.dcg import MeasuredRow, is_judged, is_retrieved, judged_column, value_column
 from ndcg_spark.scoring.ranking import FIRST_INPUT, LAST_INPUT
 
@@ -62,8 +63,12 @@ def exact_mean(value: str) -> Column:
     """The mean of the non-null values of a [0, 1] column (`value`: SQL text), independent of
     summation order: the exact sum rounded once to a double, divided exactly by 2^FRACTION_BITS,
     then by the count."""
+    return F.expr(_mean_text(value))
+
+
+def _mean_text(value: str) -> str:
     total = f"CAST({_sum_text(value)} AS DOUBLE) / {float(2**FRACTION_BITS)!r}D"
-    return F.expr(f"CASE WHEN count({value}) > 0 THEN {total} / CAST(count({value}) AS DOUBLE) END")
+    return f"CASE WHEN count({value}) > 0 THEN {total} / CAST(count({value}) AS DOUBLE) END"
 
 
 def _part_names(name: str) -> list[str]:
@@ -71,25 +76,67 @@ def _part_names(name: str) -> list[str]:
     return [f"{name}__n", *[f"{name}__{i}" for i in range(_PARTS)]]
 
 
-def part_sums(name: str) -> list[Column]:
+def part_sums(name: str, value: str | None = None) -> list[Column]:
     """The count of a column's non-null values and the long sums of their integer parts: what
     mean_of reads on the driver. exact_mean's value without its decimal arithmetic, which made
-    the generated code of an aggregation of many means half again as large in its final stage."""
-    value = sql_name(name)
+    the generated code of an aggregation of many means half again as large in its final stage.
+    value: SQL text of what to sum, when not the column itself."""
+    value = value or sql_name(name)
     count, *sums = _part_names(name)
     parts = [F.expr(f"sum({part})").alias(total) for part, total in zip(_parts(value), sums, strict=True)]
     return [F.count(F.col(name)).alias(count), *parts]
+
+
+def total_of(row: Row, name: str) -> int:
+    """The exact sum of column `name`, in units of 2^-FRACTION_BITS, from its part_sums in `row`."""
+    _, *sums = _part_names(name)
+    total = 0
+    for part in sums:
+        total = total * 2**PART_BITS + int(row[part] or 0)
+    return total
+
+
+# How the summary reads a measure that is not a plain mean of values in [-1, 1] (the
+# declaration's combine and bounded): geometric means sum ln(max(value, MIN_GEO_MEAN)) / 16, in
+# [-0.72, 0], exactly; sums and unbounded means (utility) sum DECIMAL(38, 18), exact and
+# independent of order as the integer parts are.
+_LOG_SCALE = 16.0
+_DECIMAL = "DECIMAL(38, 18)"
+
+
+def _decimal_name(name: str) -> str:
+    return f"{name}__d"
+
+
+def combined_sums(name: str, measure: str) -> list[Column]:
+    """The sums the summary keeps of value column `name` of reported measure `measure`."""
+    value = sql_name(name)
+    if combine_of(measure) == GEOMETRIC:
+        return part_sums(name, f"ln(greatest({value}, {MIN_GEO_MEAN!r}D)) / {_LOG_SCALE!r}D")
+    if combine_of(measure) == SUM or not bounded(measure):
+        return [F.count(F.col(name)).alias(f"{name}__n"), F.expr(f"sum(CAST({value} AS {_DECIMAL}))").alias(_decimal_name(name))]
+    return part_sums(name)
+
+
+def combined(row: Row, name: str, measure: str) -> float | None:
+    """The summary's value of `measure` from combined_sums in `row`: trec_eval's 'all'."""
+    count = row[f"{name}__n"]
+    if not count:
+        return None
+    if combine_of(measure) == GEOMETRIC:
+        return math.exp(mean_of_some(total_of(row, name), count) * _LOG_SCALE)
+    if combine_of(measure) == SUM:
+        return float(row[_decimal_name(name)])
+    if not bounded(measure):
+        return float(row[_decimal_name(name)]) / float(count)
+    return mean_of(row, name)
 
 
 def mean_of(row: Row, name: str) -> float | None:
     """exact_mean of column `name`, bit for bit, from its part_sums in `row`: the parts put
     together as one integer, rounded once to a double, divided by 2^FRACTION_BITS (exactly),
     then by the count."""
-    count, *sums = _part_names(name)
-    total = 0
-    for part in sums:
-        total = total * 2**PART_BITS + int(row[part] or 0)
-    return mean_of_total(total, row[count])
+    return mean_of_total(total_of(row, name), row[_part_names(name)[0]])
 
 
 def mean_of_total(total: int, count: int) -> float | None:
@@ -106,9 +153,35 @@ def mean_of_some(total: int, count: int) -> float:
 SUMMARY_KEYS = (c.RUN_ID, c.MEASURE, c.K, c.VARIANT)
 
 
+def _is_one_of(names: list[str]) -> str:
+    """SQL condition: the reported measure is one of the declarations `names` (with or without a
+    parameter in its name)."""
+    measure = sql_name(c.MEASURE)
+    quoted = ", ".join(f"'{name}'" for name in names) or "''"
+    prefixes = " OR ".join(f"startswith({measure}, '{name}_')" for name in names if name not in NDCG_MEASURES)
+    return f"({measure} IN ({quoted}){' OR ' + prefixes if prefixes else ''})"
+
+
+def _combined_value() -> Column:
+    """A group of per-query rows' value as its declaration combines them (see combined)."""
+    value = sql_name(c.VALUE)
+    declared = [(d.name, d.combine, d.bounded) for d in CATALOGUE if d.supported]
+    geometric = [name for name, how, _ in declared if how == GEOMETRIC]
+    summed = [name for name, how, _ in declared if how == SUM]
+    unbounded = [name for name, how, is_bounded in declared if how != SUM and not is_bounded]
+    decimal = f"sum(CAST({value} AS {_DECIMAL}))"
+    log_mean = _mean_text(f"ln(greatest({value}, {MIN_GEO_MEAN!r}D)) / {_LOG_SCALE!r}D")
+    return F.expr(
+        f"CASE WHEN {_is_one_of(geometric)} THEN exp(({log_mean}) * {_LOG_SCALE!r}D)"
+        f" WHEN {_is_one_of(summed)} THEN CAST({decimal} AS DOUBLE)"
+        f" WHEN {_is_one_of(unbounded)} THEN CAST({decimal} AS DOUBLE) / CAST(count({value}) AS DOUBLE)"
+        f" ELSE {_mean_text(value)} END"
+    )
+
+
 def _summary_values() -> list[Column]:
     """A summary row's values over its group of per-query rows."""
-    value = exact_mean(sql_name(c.VALUE))
+    value = _combined_value()
     return [
         ndcg_of(value).alias(c.NDCG),
         F.count(F.lit(1)).alias(c.NUM_QUERIES),
@@ -124,7 +197,8 @@ def ndcg_of(value: Column) -> Column:
 
 
 def summarize(per_query: DataFrame) -> DataFrame:
-    """Plain mean over the evaluated queries, per (run, measure, cutoff)."""
+    """Each (run, measure, cutoff)'s value over the evaluated queries, combined as its declaration
+    says (a mean for most)."""
     return per_query.groupBy(*SUMMARY_KEYS).agg(*_summary_values()).select(*SUMMARY_COLUMNS)
 
 
@@ -151,7 +225,9 @@ def summary_and_counts(measured_pairs: DataFrame, rows: Sequence[MeasuredRow], p
     however many measures it holds. The means are summarize's over the long rows: the same exact
     sums, put together on the driver (summary_rows turns them into its rows)."""
     spread = [name for name in (FIRST_INPUT, LAST_INPUT) if name in pairs.columns]
-    means = [value_column(i) for i in range(len(rows))] + [judged_column(k) for k in dict.fromkeys(row.k for row in rows)]
+    values, measures = [value_column(i) for i in range(len(rows))], [row.measure for row in rows]
+    judged = [judged_column(k) for k in dict.fromkeys(row.k for row in rows)]
+    means = values + judged
     summary_side = measured_pairs.select(
         c.RUN_ID,
         *means,
@@ -171,7 +247,8 @@ def summary_and_counts(measured_pairs: DataFrame, rows: Sequence[MeasuredRow], p
         .groupBy(c.RUN_ID, COUNTS_ROW)
         .agg(
             F.count(F.lit(1)).alias(c.NUM_QUERIES),
-            *[total for name in means for total in part_sums(name)],
+            *[total for name, measure in zip(values, measures, strict=True) for total in combined_sums(name, measure)],
+            *[total for name in judged for total in part_sums(name)],
             F.sum(_JUDGED).cast(T.LongType()).alias(RETRIEVED_JUDGED),
             *[F.min(FIRST_INPUT).alias(FIRST_INPUT), F.max(LAST_INPUT).alias(LAST_INPUT)] if spread else [],
         )
@@ -182,7 +259,7 @@ def summary_rows(aggregated: Row, rows: Sequence[MeasuredRow], variant: str) -> 
     """A run's summary rows (SUMMARY_COLUMNS) from its row of summary_and_counts."""
     summary = []
     for i, row in enumerate(rows):
-        value = mean_of(aggregated, value_column(i))
+        value = combined(aggregated, value_column(i), row.measure)
         summary.append(
             Row(
                 **{

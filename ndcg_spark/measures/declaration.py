@@ -1,0 +1,182 @@
+"""What a measure is: one declaration (its names, parameters, places, formula and how queries
+combine), and one measure asked for (a declaration at one cutoff or parameter).
+
+A declaration's formula is SQL text built from `Ingredients`: the per-(run, query) facts the main
+pass can give (counts at a cutoff, sums over the relevant rows, R, ...). The scoring side
+implements them; what a measure needs from the pass is what its formula reads, so needs and
+formula cannot disagree."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+# How a declaration takes parameters, as trec_eval's -m name.params gives them:
+# none; cutoffs (positive whole numbers, one measure each: P.5,10); levels (numbers, one measure
+# each, printed %.2f: iprec_at_recall.0.1,0.5); coefficients (one measure for all the numbers,
+# printed as given when not the defaults: utility.2,-1,0,0).
+ParamKind = Literal["none", "cutoffs", "levels", "coefficients"]
+NO_PARAMS: ParamKind = "none"
+CUTOFFS: ParamKind = "cutoffs"
+LEVELS: ParamKind = "levels"
+COEFFICIENTS: ParamKind = "coefficients"
+
+# How per-query values combine into the summary's (trec_eval's 'all'): the arithmetic mean; the
+# geometric mean of max(value, MIN_GEO_MEAN) (gm_map, gm_bpref); the sum (the counts).
+Combine = Literal["mean", "geometric", "sum"]
+MEAN: Combine = "mean"
+GEOMETRIC: Combine = "geometric"
+SUM: Combine = "sum"
+MIN_GEO_MEAN = 0.00001  # trec_eval's floor for the geometric means
+
+# The named sets trec_eval's -m takes (measures.c's nicknames).
+OFFICIAL = "official"
+ALL_TREC = "all_trec"
+
+
+class Ingredients(Protocol):
+    """SQL text of the facts of one (run, query) row that a formula can read. Counts are BIGINT
+    and 0 for a run lacking the query (trec_eval -c); relevant means graded at least the
+    relevance level (trec_eval -l); k None means the whole list."""
+
+    def retrieved(self) -> str: ...
+    def relevant(self) -> str: ...
+    def relevant_retrieved(self, k: int | None) -> str: ...
+    def nonrelevant_retrieved(self, k: int | None) -> str:
+        """Judged documents graded from 0 to below the level, in the top k."""
+        ...
+
+    def precision_sum(self, k: int | None) -> str:
+        """The sum of the precision at each relevant document in the top k (DOUBLE)."""
+        ...
+
+    def first_relevant(self) -> str:
+        """The position of the first relevant document (NULL when none)."""
+        ...
+
+    def relevant_within_multiple(self, multiple: float) -> str:
+        """Relevant documents in the top floor(multiple * R + 0.9) (trec_eval's Rprec_mult)."""
+        ...
+
+    def bpref_sum(self) -> str: ...
+    def interpolated_precision(self, recall: float) -> str:
+        """The highest precision at a relevant document whose running count reaches
+        max(round(recall * R), 1) (NULL when none)."""
+        ...
+
+    def infap_sum(self) -> str: ...
+    def bing_sum(self) -> str: ...
+    def grade_discount_sum(self, persistence: float) -> str:
+        """The sum of grade * persistence^(position - 1) over documents graded above 0."""
+        ...
+
+    def max_grade(self) -> str:
+        """The query's highest grade among its judgments."""
+        ...
+
+    def judged_discount_sum(self, persistence: float) -> str:
+        """The sum of persistence^(position - 1) over judged documents graded 0 or more."""
+        ...
+
+    def dcg(self, k: int | None) -> str:
+        """DCG of the top k (DOUBLE)."""
+        ...
+
+    def ideal_dcg(self, k: int | None) -> str:
+        """DCG of the top k of the ideal list (DOUBLE)."""
+        ...
+
+
+Formula = Callable[[Ingredients, "Measure"], str]
+
+
+@dataclass(frozen=True, order=True)
+class Measure:
+    """One value per query: the declaration `name` at cutoff `k` (None without one) and with
+    parameter `param`, trec_eval's text of a parameter that is not a cutoff ("0.10" for
+    iprec_at_recall, "2,-1,0,0" for utility; None for the defaults of a coefficients measure)."""
+
+    name: str
+    k: int | None = None
+    param: str | None = None
+
+    @property
+    def reported(self) -> str:
+        """The reports' `measure` column: the name, with a parameter that is not a cutoff as
+        trec_eval prints it (iprec_at_recall_0.10, utility_2,-1,0,0); the cutoff is in `k`."""
+        return self.name if self.param is None else f"{self.name}_{self.param}"
+
+    @property
+    def asked(self) -> str:
+        """How trec_eval's -m (and --measure) asks for it: P.5, map, iprec_at_recall.0.10."""
+        suffix = self.param if self.k is None else str(self.k)
+        return self.name if suffix is None else f"{self.name}.{suffix}"
+
+    @property
+    def trec_eval(self) -> str:
+        """The name trec_eval prints: P_5, ndcg_cut_10, map, iprec_at_recall_0.10."""
+        return self.reported if self.k is None else f"{self.reported}_{self.k}"
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """One measure, declared once: everything the parser, the pass, the summary, the reports and
+    the docs know of it.
+
+    name: trec_eval's. summary: one line. formula: the per-query value as the docs print it, and
+    source: where it is defined (trec_eval's m_*.c, or the paper). ir_measures: its names there
+    for the measure without a cutoff and at @k (None when it has none). params, defaults: what
+    -m name.params takes, and what a name alone asks for. value: the per-query SQL (None: a
+    trec_eval measure not supported yet). combine: how queries make the summary. report: its place
+    in the reports' tables (trec_eval's printing order is the catalogue's). sets: the -m
+    nicknames it belongs to. per_query_printed: whether trec_eval -q prints its per-query lines
+    (gm_map prints only 'all'). whole: printed as a whole number (the counts). ir_cutoff: a
+    cutoff that only ir_measures' syntax takes (RR@10; trec_eval has no recip_rank.10).
+    bounded: every per-query value lies in [-1, 1] (what the summary's exact sums take; utility's
+    do not)."""
+
+    name: str
+    summary: str
+    formula: str
+    source: str
+    value: Formula | None
+    report: int
+    params: ParamKind = NO_PARAMS
+    defaults: tuple[float, ...] = ()
+    ir_measures: tuple[str, ...] = ()
+    ir_measures_cut: tuple[str, ...] = ()
+    combine: Combine = MEAN
+    sets: frozenset[str] = field(default_factory=lambda: frozenset({ALL_TREC}))
+    per_query_printed: bool = True
+    whole: bool = False
+    ir_cutoff: bool = False
+    bounded: bool = True
+
+    @property
+    def supported(self) -> bool:
+        return self.value is not None
+
+    @property
+    def takes_cutoff(self) -> bool:
+        return self.params == CUTOFFS or self.ir_cutoff
+
+    def default_measures(self) -> list[Measure]:
+        """What the name alone asks for: each default cutoff or level, or the measure itself."""
+        if self.params == CUTOFFS:
+            return [Measure(self.name, int(k)) for k in self.defaults]
+        if self.params == LEVELS:
+            return [Measure(self.name, None, level_text(level)) for level in self.defaults]
+        return [Measure(self.name)]
+
+    def values_of(self, measure: Measure) -> tuple[float, ...]:
+        """The measure's parameter as numbers: its level, or its coefficients (the defaults when
+        not given)."""
+        if measure.param is None:
+            return self.defaults
+        return tuple(float(part) for part in measure.param.split(","))
+
+
+def level_text(level: float) -> str:
+    """A level as trec_eval prints it in a measure's name: two decimals (0.10, 5.00)."""
+    return f"{level:.2f}"

@@ -1,0 +1,169 @@
+"""How a caller names measures: trec_eval's -m syntax (`P.5,10`, `iprec_at_recall.0.1,0.5`,
+`utility.2,-1,0,0`, `map`, `all_trec`) or ir_measures' names (`P@5`, `nDCG@10`, `AP`, `MRR`,
+`RR@10`, `IPrec@0.5`), each read from the catalogue. A name alone takes trec_eval's defaults."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable
+
+from ndcg_spark.errors import ConfigError
+from ndcg_spark.measures.catalogue import BY_NAME, CATALOGUE
+from ndcg_spark.measures.declaration import (
+    ALL_TREC,
+    COEFFICIENTS,
+    CUTOFFS,
+    LEVELS,
+    NO_PARAMS,
+    OFFICIAL,
+    Declaration,
+    Measure,
+    level_text,
+)
+
+_log = logging.getLogger("ndcg_spark")
+NAMED_SETS = (ALL_TREC, OFFICIAL)
+_IR_MEASURES = re.compile(r"(?P<name>[A-Za-z][A-Za-z_]*)(?P<params>\([^)]*\))?(?:@(?P<k>[^@]*))?")
+# How many numbers a coefficients measure takes (None: one or more).
+_COEFFICIENT_COUNTS = {"utility": 4, "set_F": 1, "rbp": 1}
+
+
+def supported_names() -> list[str]:
+    return [declaration.name for declaration in CATALOGUE if declaration.supported]
+
+
+def parse_measures(entries: str | Iterable[str]) -> tuple[Measure, ...]:
+    """Every measure asked for, in the order first asked, each once. `entries` is one entry or
+    several (--measure repeated). A name we do not know, a trec_eval measure not supported yet, a
+    cutoff on a measure that takes none or a bad parameter is a ConfigError naming the entry."""
+    items = [entries] if isinstance(entries, str) else list(entries)
+    if not items:
+        raise ConfigError("measures must name at least one measure, e.g. ndcg_cut.10 or P@5")
+    found: dict[Measure, None] = {}
+    for item in items:
+        if not isinstance(item, str) or not item.strip():
+            raise ConfigError(f"measure {item!r} is not a measure name")
+        for measure in _entry(item.strip()):
+            found.setdefault(measure)
+    return tuple(found)
+
+
+def measures_of_set(name: str) -> list[Measure]:
+    """trec_eval's named set (all_trec, official): every supported member at its defaults. The
+    members not supported yet are named in one warning, so that a missing line is never silent."""
+    members = [declaration for declaration in CATALOGUE if name in declaration.sets]
+    missing = [declaration.name for declaration in members if not declaration.supported]
+    if missing:
+        _log.warning("%s: trec_eval's %s not supported yet, left out", name, ", ".join(missing))
+    return [measure for declaration in members if declaration.supported for measure in declaration.default_measures()]
+
+
+def _entry(entry: str) -> list[Measure]:
+    if entry in NAMED_SETS:
+        return measures_of_set(entry)
+    name, dot, params = entry.partition(".")
+    if name in BY_NAME:
+        return _trec_eval(entry, BY_NAME[name], params if dot else None)
+    printed = _printed(entry)
+    if printed is not None:
+        raise ConfigError(f"measure {entry!r} is trec_eval's printed name; ask for it as {printed}")
+    return _ir_measures(entry)
+
+
+def _unsupported(entry: str, declaration: Declaration) -> ConfigError:
+    return ConfigError(
+        f"measure {entry!r}: trec_eval's {declaration.name} is not supported yet (supported: {', '.join(supported_names())})"
+    )
+
+
+def _trec_eval(entry: str, declaration: Declaration, params: str | None) -> list[Measure]:
+    if not declaration.supported:
+        raise _unsupported(entry, declaration)
+    if params is None:
+        return declaration.default_measures()
+    if declaration.params == NO_PARAMS:
+        raise ConfigError(f"measure {entry!r}: {declaration.name} takes no cutoff{_cut_hint(declaration, params)}")
+    if declaration.params == CUTOFFS:
+        return [Measure(declaration.name, k) for k in sorted({_cutoff(entry, text) for text in params.split(",")})]
+    if declaration.params == LEVELS:
+        levels = sorted({_number(entry, text) for text in params.split(",")})
+        return [Measure(declaration.name, None, level_text(level)) for level in levels]
+    assert declaration.params == COEFFICIENTS
+    values = [_number(entry, text) for text in params.split(",")]
+    count = _COEFFICIENT_COUNTS.get(declaration.name)
+    if count is not None and len(values) != count:
+        raise ConfigError(f"measure {entry!r}: {declaration.name} takes {count} number(s), got {len(values)}")
+    return [Measure(declaration.name, None, params)]
+
+
+def _cut_hint(declaration: Declaration, params: str) -> str:
+    """Where the cut measure lives: map_cut.10 for map.10, RR@10 for recip_rank.10."""
+    if f"{declaration.name}_cut" in BY_NAME:
+        return f"; ask for {declaration.name}_cut.{params}"
+    if declaration.ir_cutoff and declaration.ir_measures_cut:
+        return f"; ir_measures' {declaration.ir_measures_cut[0]}@{params} is cut at {params}"
+    return ""
+
+
+def _printed(entry: str) -> str | None:
+    """The -m form of a name as trec_eval prints it (P_10 -> P.10, ndcg_cut_10 -> ndcg_cut.10,
+    iprec_at_recall_0.10 -> iprec_at_recall.0.10), or None when it is not one."""
+    for declaration in sorted(CATALOGUE, key=lambda item: -len(item.name)):
+        prefix = declaration.name + "_"
+        if declaration.params != NO_PARAMS and entry.startswith(prefix) and entry[len(prefix) :]:
+            return f"{declaration.name}.{entry[len(prefix) :]}"
+    return None
+
+
+def _ir_measures(entry: str) -> list[Measure]:
+    matched = _IR_MEASURES.fullmatch(entry)
+    if matched is None:
+        raise _unknown(entry)
+    name, k = matched["name"].lower(), matched["k"]
+    uncut = next((item for item in CATALOGUE if name in {alias.lower() for alias in item.ir_measures}), None)
+    cut = next((item for item in CATALOGUE if name in {alias.lower() for alias in item.ir_measures_cut}), None)
+    if uncut is None and cut is None:
+        raise _unknown(entry)
+    if matched["params"]:
+        raise ConfigError(
+            f"measure {entry!r}: ir_measures' parameters in parentheses are not supported; ask for"
+            f" {matched['name']}{'' if k is None else '@' + k} and set the relevance level and the gains as options"
+        )
+    if k is None:
+        if uncut is None:
+            raise ConfigError(f"measure {entry!r} needs a cutoff, e.g. {matched['name']}@10")
+        return [Measure(uncut.name)]
+    if cut is None:
+        assert uncut is not None
+        raise ConfigError(f"measure {entry!r}: {matched['name']} takes no cutoff (trec_eval's {uncut.name})")
+    if cut.params == LEVELS:
+        return [Measure(cut.name, None, level_text(_number(entry, k)))]
+    return [Measure(cut.name, _cutoff(entry, k))]
+
+
+def _unknown(entry: str) -> ConfigError:
+    return ConfigError(
+        f"measure {entry!r} is unknown (trec_eval's names: {', '.join(supported_names())}, or all_trec, official;"
+        " ir_measures': P@5, R@100, nDCG@10, AP, RR@10, ...)"
+    )
+
+
+def _cutoff(entry: str, text: str) -> int:
+    value = text.strip()
+    if not value.lstrip("+").isdigit() or int(value) <= 0:
+        raise ConfigError(f"measure {entry!r}: cutoff {text!r} is not a positive whole number")
+    return int(value)
+
+
+def _number(entry: str, text: str) -> float:
+    try:
+        return float(text.strip())
+    except ValueError:
+        raise ConfigError(f"measure {entry!r}: {text!r} is not a number") from None
+
+
+def takes_cutoff(name: str) -> bool:
+    """Whether trec_eval's measure `name` takes cutoffs (ndcg_cut, P, recall, map_cut, ...)."""
+    declaration = BY_NAME.get(name)
+    return declaration is not None and declaration.params == CUTOFFS
