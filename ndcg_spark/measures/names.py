@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterable
 
 from ndcg_spark.errors import ConfigError
-from ndcg_spark.measures.catalogue import BY_NAME, CATALOGUE
+from ndcg_spark.measures import catalogue
 from ndcg_spark.measures.declaration import (
     ALL_TREC,
     COEFFICIENTS,
@@ -30,7 +30,7 @@ _COEFFICIENT_COUNTS = {"utility": 4, "set_F": 1, "rbp": 1}
 
 
 def supported_names() -> list[str]:
-    return [declaration.name for declaration in CATALOGUE if declaration.supported]
+    return [declaration.name for declaration in catalogue.CATALOGUE if declaration.supported]
 
 
 def parse_measures(entries: str | Iterable[str]) -> tuple[Measure, ...]:
@@ -52,7 +52,7 @@ def parse_measures(entries: str | Iterable[str]) -> tuple[Measure, ...]:
 def measures_of_set(name: str) -> list[Measure]:
     """trec_eval's named set (all_trec, official): every supported member at its defaults. The
     members not supported yet are named in one warning, so that a missing line is never silent."""
-    members = [declaration for declaration in CATALOGUE if name in declaration.sets]
+    members = [declaration for declaration in catalogue.CATALOGUE if name in declaration.sets]
     missing = [declaration.name for declaration in members if not declaration.supported]
     if missing:
         _log.warning("%s: trec_eval's %s not supported yet, left out", name, ", ".join(missing))
@@ -63,8 +63,8 @@ def _entry(entry: str) -> list[Measure]:
     if entry in NAMED_SETS:
         return measures_of_set(entry)
     name, dot, params = entry.partition(".")
-    if name in BY_NAME:
-        return _trec_eval(entry, BY_NAME[name], params if dot else None)
+    if name in catalogue.BY_NAME:
+        return _trec_eval(entry, catalogue.BY_NAME[name], params if dot else None)
     printed = _printed(entry)
     if printed is not None:
         raise ConfigError(f"measure {entry!r} is trec_eval's printed name; ask for it as {printed}")
@@ -99,7 +99,7 @@ def _trec_eval(entry: str, declaration: Declaration, params: str | None) -> list
 
 def _cut_hint(declaration: Declaration, params: str) -> str:
     """Where the cut measure lives: map_cut.10 for map.10, RR@10 for recip_rank.10."""
-    if f"{declaration.name}_cut" in BY_NAME:
+    if f"{declaration.name}_cut" in catalogue.BY_NAME:
         return f"; ask for {declaration.name}_cut.{params}"
     if declaration.ir_cutoff and declaration.ir_measures_cut:
         return f"; ir_measures' {declaration.ir_measures_cut[0]}@{params} is cut at {params}"
@@ -109,7 +109,7 @@ def _cut_hint(declaration: Declaration, params: str) -> str:
 def _printed(entry: str) -> str | None:
     """The -m form of a name as trec_eval prints it (P_10 -> P.10, ndcg_cut_10 -> ndcg_cut.10,
     iprec_at_recall_0.10 -> iprec_at_recall.0.10), or None when it is not one."""
-    for declaration in sorted(CATALOGUE, key=lambda item: -len(item.name)):
+    for declaration in sorted(catalogue.CATALOGUE, key=lambda item: -len(item.name)):
         prefix = declaration.name + "_"
         if declaration.params != NO_PARAMS and entry.startswith(prefix) and entry[len(prefix) :]:
             return f"{declaration.name}.{entry[len(prefix) :]}"
@@ -121,8 +121,8 @@ def _ir_measures(entry: str) -> list[Measure]:
     if matched is None:
         raise _unknown(entry)
     name, k = matched["name"].lower(), matched["k"]
-    uncut = next((item for item in CATALOGUE if name in {alias.lower() for alias in item.ir_measures}), None)
-    cut = next((item for item in CATALOGUE if name in {alias.lower() for alias in item.ir_measures_cut}), None)
+    uncut = next((item for item in catalogue.CATALOGUE if name in {alias.lower() for alias in item.ir_measures}), None)
+    cut = next((item for item in catalogue.CATALOGUE if name in {alias.lower() for alias in item.ir_measures_cut}), None)
     if uncut is None and cut is None:
         raise _unknown(entry)
     if matched["params"]:
@@ -165,5 +165,5 @@ def _number(entry: str, text: str) -> float:
 
 def takes_cutoff(name: str) -> bool:
     """Whether trec_eval's measure `name` takes cutoffs (ndcg_cut, P, recall, map_cut, ...)."""
-    declaration = BY_NAME.get(name)
+    declaration = catalogue.BY_NAME.get(name)
     return declaration is not None and declaration.params == CUTOFFS

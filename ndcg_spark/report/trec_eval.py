@@ -8,10 +8,12 @@ from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
 from ndcg_spark.io.trec import LINE
-from ndcg_spark.measures import CATALOGUE
+from ndcg_spark.measures import catalogue
 
 # trec_eval -q prints each value with this format: measure padded to 22, then tabs.
 _REPORT_LINE = "%-22s\t%s\t%.4f"
+# and a count (num_ret, num_rel, ...) as a whole number.
+_WHOLE_LINE = "%-22s\t%s\t%d"
 ALL_QUERIES = "all"
 
 
@@ -23,26 +25,29 @@ def _measure_name(measure: Column, k: Column) -> Column:
 def _report_line(measure: Column, k: Column, query: Column, value: Column) -> Column:
     # Rounded half-to-even to 4 places first, so that Java's formatter (half-up) prints the
     # digits C's printf would for a value exactly halfway.
-    return F.format_string(_REPORT_LINE, _measure_name(measure, k), query, F.bround(value, 4))
+    whole = [declaration.name for declaration in catalogue.CATALOGUE if declaration.whole]
+    return F.when(
+        measure.isin(*whole), F.format_string(_WHOLE_LINE, _measure_name(measure, k), query, value.cast(T.LongType()))
+    ).otherwise(F.format_string(_REPORT_LINE, _measure_name(measure, k), query, F.bround(value, 4)))
 
 
 def _measure_place(measure: Column) -> Column:
     """Where trec_eval prints a measure among the others (its measure table's order; a measure
     with a parameter in its name, iprec_at_recall_0.10, at its declaration's place)."""
-    family = F.regexp_extract(measure, _FAMILY, 1)
-    return F.array_position(F.array(*[F.lit(declaration.name) for declaration in CATALOGUE]), family)
-
-
-# The declaration's name of a reported measure name: iprec_at_recall_0.10 -> iprec_at_recall.
-_FAMILY = "^(" + "|".join(sorted((d.name for d in CATALOGUE), key=len, reverse=True)) + r")(_[-0-9.,=]+)?$"
+    names = [declaration.name for declaration in catalogue.CATALOGUE]
+    # The declaration's name of a reported measure name: iprec_at_recall_0.10 -> iprec_at_recall.
+    family = F.regexp_extract(measure, "^(" + "|".join(sorted(names, key=len, reverse=True)) + r")(_[-0-9.,=]+)?$", 1)
+    return F.array_position(F.array(*[F.lit(name) for name in names]), family)
 
 
 def report_lines(per_query: DataFrame, summary: DataFrame) -> DataFrame:
     """trec_eval -q output per run: each query's values (queries in byte order, measures in
-    trec_eval's order, each one's cutoffs ascending), then the 'all' rows. Columns run_id, line,
+    trec_eval's order, each one's cutoffs ascending; none of the measures trec_eval prints for
+    'all' only, such as gm_map), then the 'all' rows. Columns run_id, line,
     and the sort keys."""
     measure, k = F.col(c.MEASURE), F.col(c.K)
-    queries = per_query.select(
+    summary_only = [declaration.name for declaration in catalogue.CATALOGUE if not declaration.per_query_printed]
+    queries = per_query.filter(~measure.isin(*summary_only)).select(
         c.RUN_ID,
         F.lit(0).alias("block"),
         F.col(c.QUERY_ID).alias("sort_query"),

@@ -12,7 +12,7 @@ from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
 from ndcg_spark.frames import indicator, sql_name
-from ndcg_spark.measures import CATALOGUE, GEOMETRIC, MIN_GEO_MEAN, NDCG_MEASURES, SUM, bounded, combine_of
+from ndcg_spark.measures import GEOMETRIC, MIN_GEO_MEAN, NDCG_MEASURES, SUM, bounded, catalogue, combine_of
 from ndcg_spark.scoring.dcg import MeasuredRow, is_judged, is_retrieved, judged_column, value_column
 from ndcg_spark.scoring.ranking import FIRST_INPUT, LAST_INPUT
 
@@ -165,7 +165,7 @@ def _is_one_of(names: list[str]) -> str:
 def _combined_value() -> Column:
     """A group of per-query rows' value as its declaration combines them (see combined)."""
     value = sql_name(c.VALUE)
-    declared = [(d.name, d.combine, d.bounded) for d in CATALOGUE if d.supported]
+    declared = [(d.name, d.combine, d.bounded) for d in catalogue.CATALOGUE if d.supported]
     geometric = [name for name, how, _ in declared if how == GEOMETRIC]
     summed = [name for name, how, _ in declared if how == SUM]
     unbounded = [name for name, how, is_bounded in declared if how != SUM and not is_bounded]

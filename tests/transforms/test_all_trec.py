@@ -63,7 +63,14 @@ def test_all_trec_matches_every_line(
     expected = _lines(os.path.join(conformance_dir, expected_file))
     assert len(expected) > 300, "the expected file lost its lines"
     got = _ours(
-        spark, conformance_dir, qrels_file, results_file, ks=(10,), measures=["all_trec"], complete=complete, relevance_level=level
+        spark,
+        conformance_dir,
+        qrels_file,
+        results_file,
+        ks=(10,),
+        measures=["all_trec"],
+        complete=complete,
+        relevance_level=level,
     )
     assert not _mismatches(expected, got)
 

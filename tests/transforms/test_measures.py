@@ -8,9 +8,11 @@ import pytest
 from pyspark.sql import SparkSession
 
 from ndcg_spark import columns as c
+from ndcg_spark.api import evaluate
+from ndcg_spark.measures import parse_measures
 from ndcg_spark.scoring.summary import summarize
 from tests.conftest import rows_frame, scored_per_query
-from tests.references import Judgments, Results, generated, pytrec_values
+from tests.references import Judgments, Results, _evaluated, generated, pytrec_values
 from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
 
 KS = (1, 3, 5, 20)
@@ -150,3 +152,58 @@ def test_custom_gains_leave_relevance_to_the_grade(spark: SparkSession) -> None:
     assert got[("ndcg_cut", 1)][c.VALUE] == 0.0  # a gains 0
     assert (got[("P", 1)][c.VALUE], got[("recall", 2)][c.VALUE], got[("Rprec", None)][c.VALUE]) == (1.0, 0.5, 0.5)
     assert got[("P", 1)][c.NUM_RELEVANT] == 2 and got[("ndcg_cut", 1)][c.NUM_RELEVANT] == 1
+
+
+# The catalogue's other measures pytrec_eval computes (trec_eval's -m syntax; its printed names
+# are ours, measure and k together). Not iprec_at_recall and 11pt_avg: pytrec_eval bundles trec_eval
+# 9, which turned a recall level into a count as (long)(x * R + 0.9), where 10.0 rounds (lround(x *
+# R)); ours are 10.0's, checked on its own files (test_all_trec.py).
+CATALOGUE_ASKED = [
+    "Rprec_mult",
+    "utility",
+    "binG",
+    "infAP",
+    "set_P",
+    "set_relative_P",
+    "set_recall",
+    "set_map",
+    "set_F",
+    "relative_P.1,3,5,20",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "num_nonrel_judged_ret",
+]
+
+
+@pytest.mark.parametrize(("level", "judged_only", "max_depth", "complete"), VARIANTS)
+def test_the_catalogues_other_measures_equal_pytrec_eval(
+    spark: SparkSession, level: int, judged_only: bool, max_depth: int | None, complete: bool
+) -> None:
+    results, judgments = generated(seed=29)
+    report = evaluate(
+        rows_frame(spark, judgments, JUDGMENTS_DDL),
+        rows_frame(spark, [(*row, None) for row in results], RESULTS_DDL),
+        ks=[5],
+        measures=CATALOGUE_ASKED,
+        relevance_level=level,
+        judged_only=judged_only,
+        max_depth=max_depth,
+        complete=complete,
+    )
+    printed = {m.trec_eval: (m.reported, m.k) for m in parse_measures(CATALOGUE_ASKED)}
+    got = {
+        (row[c.RUN_ID], row[c.QUERY_ID], name): row[c.VALUE]
+        for row in report.per_query.collect()
+        for name, key in printed.items()
+        if (row[c.MEASURE], row[c.K]) == key
+    }
+    report.unpersist()
+    want = {}
+    for run, query, measured in _evaluated(_cut(results, max_depth), judgments, set(CATALOGUE_ASKED), level, judged_only):
+        want.update({(run, query, name): measured[name] for name in printed})
+    if complete:
+        assert {key for key in got if key not in want}, "with complete, the judged queries a run lacks are scored too"
+        got = {key: value for key, value in got.items() if key in want}
+    assert set(got) == set(want) and len(want) > 20 * len(printed)
+    assert {key: (value, want[key]) for key, value in got.items() if abs(value - want[key]) > 1e-9} == {}

@@ -1,5 +1,5 @@
 """How a caller names measures: trec_eval's -m syntax and ir_measures' names, each to the same
-(measure, cutoff) pairs, and trec_eval's own names for them."""
+measures, trec_eval's own names for them, and the catalogue against trec_eval's printed lines."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ import os
 import pytest
 
 from ndcg_spark.errors import ConfigError
-from ndcg_spark.measures import DEFAULT_CUTOFFS, MEASURE_NAMES, Measure, parse_measures
+from ndcg_spark.measures import CATALOGUE, Measure, parse_measures
+from ndcg_spark.measures.declaration import CUTOFFS
+from tests import catalogue_table
 
 
 def test_trec_eval_syntax() -> None:
@@ -25,11 +27,36 @@ def test_trec_eval_syntax() -> None:
     assert [m.trec_eval for m in asked] == ["ndcg_cut_5", "ndcg_cut_10", "P_5", "P_10", "recall_100", "map", "recip_rank"]
 
 
+def test_parameters_as_trec_eval_writes_and_prints_them() -> None:
+    """out.test.meas_params's own -m arguments, and the names trec_eval prints for them."""
+    asked = parse_measures(["iprec_at_recall..10,.20", "Rprec_mult.5.0,0.2", "utility.2,-1,0,0", "11pt_avg..25,.5,.75"])
+    assert [m.trec_eval for m in asked] == [
+        "iprec_at_recall_0.10",
+        "iprec_at_recall_0.20",
+        "Rprec_mult_0.20",
+        "Rprec_mult_5.00",
+        "utility_2,-1,0,0",
+        "11pt_avg_.25,.5,.75",
+    ]
+    assert [m.trec_eval for m in parse_measures(["utility", "11pt_avg", "rbp"])] == ["utility", "11pt_avg", "rbp"]
+
+
 def test_ir_measures_names_are_synonyms() -> None:
-    names = ["nDCG@10", "P@5", "R@100", "AP", "AP@10", "RR", "Rprec", "Success@5", "Bpref", "nDCG"]
+    names = ["nDCG@10", "P@5", "R@100", "AP", "AP@10", "RR", "Rprec", "Success@5", "Bpref", "nDCG", "MAP", "MRR", "NDCG@10"]
     assert parse_measures(names) == parse_measures(
         ["ndcg_cut.10", "P.5", "recall.100", "map", "map_cut.10", "recip_rank", "Rprec", "success.5", "bpref", "ndcg"]
     )
+    assert parse_measures(["Recall@100", "IPrec@0.5", "SetF", "NumRelRet", "infAP"]) == (
+        Measure("recall", 100),
+        Measure("iprec_at_recall", None, "0.50"),
+        Measure("set_F"),
+        Measure("num_rel_ret"),
+        Measure("infAP"),
+    )
+
+
+def test_rr_at_k_is_recip_rank_cut_at_k() -> None:
+    assert parse_measures(["RR@10", "MRR@5"]) == (Measure("recip_rank", 10), Measure("recip_rank", 5))
 
 
 def test_each_measure_once_in_the_order_first_asked() -> None:
@@ -37,15 +64,28 @@ def test_each_measure_once_in_the_order_first_asked() -> None:
     assert parse_measures("bpref") == (Measure("bpref"),)
 
 
-def test_a_measure_without_cutoffs_takes_trec_evals_defaults(conformance_dir: str) -> None:
-    """trec_eval -m all_trec prints each cut measure at its default cutoffs: the same ones."""
+def _printed_all(conformance_dir: str) -> list[str]:
     with open(os.path.join(conformance_dir, "out.test.aq")) as handle:
-        printed = {line.split()[0] for line in handle if line.split()[1:2] == ["all"]}
-    for name in DEFAULT_CUTOFFS:
-        ours = {m.trec_eval for m in parse_measures(name)}
-        theirs = {measure for measure in printed if measure.rsplit("_", 1)[0] == name and measure.rsplit("_", 1)[1].isdigit()}
-        assert ours == theirs, name
-    assert {name for name in MEASURE_NAMES} <= printed | set(DEFAULT_CUTOFFS)  # trec_eval's own names
+        return [line.split()[0] for line in handle if line.split()[1:2] == ["all"]]
+
+
+def test_all_trec_asks_for_what_trec_eval_prints_in_its_order(conformance_dir: str) -> None:
+    """-m all_trec: every line trec_eval prints for 'all' but those the catalogue does not support
+    yet, in trec_eval's order (NDCG's cutoffs join --k, so they are compared as a set)."""
+    supported = {d.name for d in CATALOGUE if d.supported}
+    printed = [name for name in _printed_all(conformance_dir) if name in supported or name.rsplit("_", 1)[0] in supported]
+    printed = [name for name in printed if not name.startswith("ndcg_rel")]
+    ours = [m.trec_eval for m in parse_measures("all_trec")]
+    assert ours == printed
+
+
+def test_a_measure_without_cutoffs_takes_trec_evals_defaults(conformance_dir: str) -> None:
+    printed = set(_printed_all(conformance_dir))
+    for declaration in CATALOGUE:
+        if declaration.params == CUTOFFS:
+            ours = {m.trec_eval for m in parse_measures(declaration.name)}
+            theirs = {name for name in printed if name.rsplit("_", 1)[0] == declaration.name and name.rsplit("_", 1)[1].isdigit()}
+            assert ours == theirs, declaration.name
 
 
 @pytest.mark.parametrize(
@@ -54,8 +94,16 @@ def test_a_measure_without_cutoffs_takes_trec_evals_defaults(conformance_dir: st
         (["P.0"], r"^measure 'P.0': cutoff '0' is not a positive whole number$"),
         (["ndcg_cut.10,23.4"], r"cutoff '23.4' is not a positive whole number"),
         (["P@-1"], r"cutoff '-1' is not"),
-        (["map.5"], r"^measure 'map.5': map takes no cutoff$"),
-        (["P@5", "ERR@10"], r"^measure 'ERR@10' is unknown \(trec_eval's names: ndcg, ndcg_cut, P, "),
+        (["map.5"], r"^measure 'map.5': map takes no cutoff; ask for map_cut.5$"),
+        (["recip_rank.10"], r"^measure 'recip_rank.10': recip_rank takes no cutoff; ir_measures' RR@10 is cut at 10$"),
+        (["Rprec@5"], r"^measure 'Rprec@5': Rprec takes no cutoff \(trec_eval's Rprec\)$"),
+        (["Bpref@10"], r"^measure 'Bpref@10': Bpref takes no cutoff \(trec_eval's bpref\)$"),
+        (["P_10"], r"^measure 'P_10' is trec_eval's printed name; ask for it as P.10$"),
+        (["ndcg_cut_10"], r"ask for it as ndcg_cut.10$"),
+        (["Rndcg"], r"^measure 'Rndcg': trec_eval's Rndcg is not supported yet \(supported: num_q, "),
+        (["utility.1,2"], r"utility takes 4 number\(s\), got 2"),
+        (["P@5", "ERR@10"], r"^measure 'ERR@10' is unknown \(trec_eval's names: num_q, "),
+        (["P(rel=2)@5"], r"parameters in parentheses are not supported"),
         (["Success"], r"^measure 'Success' needs a cutoff, e.g. Success@10$"),
         ([""], r"is not a measure name"),
         ([], r"at least one measure"),
@@ -65,3 +113,20 @@ def test_unknown_measure_or_bad_cutoff_is_a_usage_error_naming_the_entry(entries
     with pytest.raises(ConfigError, match=message) as raised:
         parse_measures(entries)
     assert raised.value.exit_code == 2
+
+
+def test_every_declaration_is_whole() -> None:
+    """Names unique; each supported one has a formula line and a source; report places unique."""
+    names = [d.name for d in CATALOGUE]
+    assert len(names) == len(set(names))
+    assert len({d.report for d in CATALOGUE}) == len(CATALOGUE)
+    for declaration in CATALOGUE:
+        assert declaration.summary and declaration.formula and declaration.source, declaration.name
+
+
+def test_the_docs_list_the_catalogue_exactly() -> None:
+    """docs/semantics.md's table is the catalogue's, row for row."""
+    with open(os.path.join(os.path.dirname(__file__), "..", "..", "docs", "semantics.md")) as handle:
+        page = handle.read()
+    start, end = page.index(catalogue_table.START), page.index(catalogue_table.END) + len(catalogue_table.END)
+    assert page[start:end] == catalogue_table.table()

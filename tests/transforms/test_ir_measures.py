@@ -1,0 +1,111 @@
+"""Every ir_measures name --measure accepts gives ir_measures' own value, per query, to 1e-9, on
+generated data with ties, negative grades and unjudged documents. RR@k comes from ir_measures'
+msmarco provider, which orders tied scores its own way (not trec_eval's doc_id descending), so it
+is compared on the same data with the ties taken out."""
+
+from __future__ import annotations
+
+import random
+
+import ir_measures
+import pytest
+from pyspark.sql import SparkSession
+
+from ndcg_spark import columns as c
+from ndcg_spark.api import evaluate
+from ndcg_spark.measures import parse_measures
+from tests.conftest import rows_frame
+from tests.references import Judgments, Results, generated
+from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
+
+NAMES = [
+    "nDCG@5",
+    "NDCG@3",
+    "nDCG",
+    "P@3",
+    "Precision@5",
+    "R@5",
+    "Recall@3",
+    "AP",
+    "MAP",
+    "AP@5",
+    "RR",
+    "MRR",
+    "Rprec",
+    "RPrec",
+    "Bpref",
+    "BPref",
+    "Success@3",
+    "SetP",
+    "SetR",
+    "SetF",
+    "SetAP",
+    "SetRelP",
+    "NumRet",
+    "NumRel",
+    "NumRelRet",
+    "NumQ",
+    "IPrec@0.5",
+    "infAP",
+]
+CUT_RR = ["RR@1", "RR@3", "MRR@10"]
+
+
+def _untied(results: Results) -> Results:
+    rng = random.Random(5)
+    return [(run, query, doc, rng.random()) for run, query, doc, _ in results]
+
+
+def _ours(spark: SparkSession, results: Results, judgments: Judgments, names: list[str]) -> dict[tuple[str, str, str], float]:
+    report = evaluate(
+        rows_frame(spark, judgments, JUDGMENTS_DDL),
+        rows_frame(spark, [(*row, None) for row in results], RESULTS_DDL),
+        ks=(5,),
+        measures=names,
+    )
+    rows = {(row[c.RUN_ID], row[c.QUERY_ID], row[c.MEASURE], row[c.K]): row[c.VALUE] for row in report.per_query.collect()}
+    report.unpersist()
+    found = {}
+    for name in names:
+        (measure,) = parse_measures(name)
+        for (run, query, reported, k), value in rows.items():
+            if (reported, k) == (measure.reported, measure.k):
+                found[(run, query, name)] = value
+    return found
+
+
+def _theirs(results: Results, judgments: Judgments, names: list[str]) -> dict[tuple[str, str, str], float]:
+    qrels: dict[str, dict[str, int]] = {}
+    for query, doc, grade in judgments:
+        qrels.setdefault(query, {})[doc] = grade
+    found = {}
+    for run in sorted({row[0] for row in results}):
+        ranked: dict[str, dict[str, float]] = {}
+        for run_id, query, doc, score in results:
+            if run_id == run:
+                ranked.setdefault(query, {})[doc] = score
+        for name in names:
+            for metric in ir_measures.iter_calc([ir_measures.parse_measure(name)], qrels, ranked):
+                # ir_measures scores a judged query the run lacks as 0, as --complete does.
+                if metric.query_id in qrels and metric.query_id in ranked:
+                    found[(run, metric.query_id, name)] = float(metric.value)
+    return found
+
+
+@pytest.mark.parametrize(("names", "untied"), [(NAMES, False), (CUT_RR, True)], ids=["pytrec_eval-names", "RR-at-k"])
+def test_ir_measures_names_give_ir_measures_values(spark: SparkSession, names: list[str], untied: bool) -> None:
+    results, judgments = generated(seed=31)
+    if untied:
+        results = _untied(results)
+    ours, theirs = _ours(spark, results, judgments, names), _theirs(results, judgments, names)
+    assert set(theirs) <= set(ours) and len(theirs) > 10 * len(names)
+    differ = {key: (ours[key], value) for key, value in theirs.items() if abs(ours[key] - value) > 1e-9}
+    assert not differ
+
+
+def test_rr_at_k_is_zero_below_k(spark: SparkSession) -> None:
+    """The first relevant document at rank 3: RR 1/3, RR@2 0 (it was 1/3 under an RR@k label)."""
+    judgments = [("q", "a", 0), ("q", "b", 0), ("q", "c", 1)]
+    results = [("r", "q", "a", 0.9), ("r", "q", "b", 0.8), ("r", "q", "c", 0.7)]
+    ours = _ours(spark, results, judgments, ["RR", "RR@2", "RR@3"])
+    assert ours == {("r", "q", "RR"): pytest.approx(1 / 3), ("r", "q", "RR@2"): 0.0, ("r", "q", "RR@3"): pytest.approx(1 / 3)}
