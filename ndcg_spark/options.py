@@ -150,9 +150,10 @@ class Options:
     uncut: bool = option(True, "also report the uncut NDCG (k empty), over each whole list", EVALUATION, switch=True)
     measures: tuple[Measure, ...] = option(
         (),
-        "measures beside NDCG, in trec_eval's -m syntax (P.5,10; recall.100; map; map_cut.10; recip_rank; Rprec;"
-        " success.1; bpref) or ir_measures' names (P@5, R@100, AP, RR, nDCG@10); the flag can be repeated;"
-        " ndcg_cut.K adds K to the NDCG cutoffs",
+        "measures beside NDCG, in trec_eval's -m syntax (P.5,10; recall.100; map; recip_rank; bpref; infAP;"
+        " iprec_at_recall.0.1,0.5; utility.2,-1,0,0; ...; all_trec and official for trec_eval's sets) or ir_measures'"
+        " names (P@5, R@100, AP, MRR, RR@10, nDCG@10); the flag can be repeated; ndcg_cut.K adds K to the NDCG"
+        " cutoffs (docs/semantics.md lists every measure)",
         EVALUATION,
         flag="--measure",
         parse=_measures,

@@ -46,7 +46,8 @@ job on the same data; its NDCG means must equal the job's, and the report gives 
 two. "--measures cutoffs" (the default) asks for P, recall and map_cut at the same cutoffs as NDCG,
 success at 1, 5, 10, and map, recip_rank, Rprec, bpref: 24 values per query where NDCG alone has 5;
 "--measures once" asks for each measure once (P.10, recall.100, map, map_cut.10, recip_rank, Rprec,
-success.10, bpref).
+success.10, bpref); "--measures all_trec" asks for trec_eval's -m all_trec, as "job_measures_all_trec".
+Several sets, comma-separated ("--measures once,all_trec"), are each timed in turn with the job.
 
 --skew F also generates a dataset of the same number of result rows in which one query holds the
 fraction F of them, and runs the job (and DuckDB) on it as well: "job_skewed" against "job".
@@ -85,7 +86,16 @@ MEASURE_SETS = {
         "bpref",
     ),
     "once": ("P.10", "recall.100", "map", "map_cut.10", "recip_rank", "Rprec", "success.10", "bpref"),
+    # trec_eval's -m all_trec: every measure of the catalogue's that it holds, at its defaults.
+    "all_trec": ("all_trec",),
 }
+
+
+def measures_tool(name: str) -> str:
+    """The tool that times the job with the measure set `name` beside NDCG."""
+    return "job_measures" if name == "cutoffs" else f"job_measures_{name}"
+
+
 TOLERANCE = 1e-9
 CHUNK_ROWS = 2_000_000
 
@@ -507,10 +517,11 @@ def main() -> None:
     parser.add_argument("--skew", type=float, default=0.0, help="also run the job on a skewed dataset")
     parser.add_argument(
         "--measures",
+        type=lambda text: [part for part in text.split(",") if part],
         nargs="?",
-        const="cutoffs",
-        choices=sorted(MEASURE_SETS),
-        help="also run the job with every measure beside NDCG (at NDCG's cutoffs, or each once)",
+        const=["cutoffs"],
+        default=[],
+        help=f"also run the job with measures beside NDCG, each set in turn ({', '.join(MEASURE_SETS)}; comma-separated)",
     )
     parser.add_argument("--driver-memory", default="4g")
     parser.add_argument("--peers", default=",".join([*DEFAULT_PEERS, *SPARK_PEERS]), help="peers to run when installed")
@@ -526,6 +537,9 @@ def main() -> None:
         "--breakdown", action="store_true", help="then one more run of each job with Spark's event log: where its time goes"
     )
     args = parser.parse_args()
+    unknown = [name for name in args.measures if name not in MEASURE_SETS]
+    if unknown:
+        parser.error(f"--measures: unknown set(s) {', '.join(unknown)}; the sets are {', '.join(MEASURE_SETS)}")
 
     plain = dataset(Path(args.data), args, 0.0)
     skewed = dataset(Path(args.data), args, args.skew) if args.skew else None
@@ -587,9 +601,9 @@ def main() -> None:
         spark_script("rank_floor", RANK_FLOOR),
         job("job", plain),
     ]
-    if args.measures:
-        asked = tuple(part for measure in MEASURE_SETS[args.measures] for part in ("--measure", measure))
-        tools.append(job("job_measures", plain, extra=asked))
+    for chosen in args.measures:
+        asked = tuple(part for measure in MEASURE_SETS[chosen] for part in ("--measure", measure))
+        tools.append(job(measures_tool(chosen), plain, extra=asked))
     if args.job_from:
         tools.append(job("job_from", plain, Path(args.job_from).resolve()))
     if skewed is not None:
@@ -666,12 +680,12 @@ def main() -> None:
         "job_ratio_to_peer": {
             name: median["job"] / value
             for name, value in median.items()
-            if name not in ("job", "job_skewed", "job_measures") and not name.endswith("_skewed")
+            if name not in ("job", "job_skewed") and not name.startswith("job_measures") and not name.endswith("_skewed")
         },
         "job_from": args.job_from,
         "skewed_ratio_to_unskewed": median["job_skewed"] / median["job"] if "job_skewed" in median else None,
-        "measures": list(MEASURE_SETS[args.measures]) if args.measures else None,
-        "measures_ratio_to_ndcg_alone": median["job_measures"] / median["job"] if "job_measures" in median else None,
+        "measures": {chosen: list(MEASURE_SETS[chosen]) for chosen in args.measures},
+        "measures_ratio_to_ndcg_alone": {chosen: median[measures_tool(chosen)] / median["job"] for chosen in args.measures},
         "disagreeing_peers": disagree,
         "differs_by_design": by_design,
         "peer_means": {tool.name: tool.last_means for tool in tools if tool.last_means is not None},
@@ -704,11 +718,10 @@ def main() -> None:
             "",
             f"skewed ({args.skew:.0%} of the rows in one query) / unskewed job: {report['skewed_ratio_to_unskewed']:.2f}",
         ]
-    if report["measures_ratio_to_ndcg_alone"] is not None:
+    for chosen, ratio in report["measures_ratio_to_ndcg_alone"].items():
         lines += [
             "",
-            f"every measure ({' '.join(MEASURE_SETS[args.measures])}) / NDCG alone (job_measures / job):"
-            f" {report['measures_ratio_to_ndcg_alone']:.2f}",
+            f"measures {' '.join(MEASURE_SETS[chosen])} / NDCG alone ({measures_tool(chosen)} / job): {ratio:.2f}",
         ]
     for name, worst in disagree.items():
         lines += ["", f"{name}: disagrees with the job by {worst:.3g} (left out)"]

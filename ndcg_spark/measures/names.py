@@ -120,9 +120,10 @@ def _ir_measures(entry: str) -> list[Measure]:
     matched = _IR_MEASURES.fullmatch(entry)
     if matched is None:
         raise _unknown(entry)
-    name, k = matched["name"].lower(), matched["k"]
-    uncut = next((item for item in catalogue.CATALOGUE if name in {alias.lower() for alias in item.ir_measures}), None)
-    cut = next((item for item in catalogue.CATALOGUE if name in {alias.lower() for alias in item.ir_measures_cut}), None)
+    # Names as ir_measures.parse_measure takes them: with case (nDCG, NDCG; not ndcg, which is trec_eval's).
+    name, k = matched["name"], matched["k"]
+    uncut = next((item for item in catalogue.CATALOGUE if name in item.ir_measures), None)
+    cut = next((item for item in catalogue.CATALOGUE if name in item.ir_measures_cut), None)
     if uncut is None and cut is None:
         raise _unknown(entry)
     if matched["params"]:
