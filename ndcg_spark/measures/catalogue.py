@@ -114,6 +114,50 @@ def _unjudged(i: Ingredients, m: Measure) -> str:
     )
 
 
+def _ndcg_rel(i: Ingredients, m: Measure) -> str:
+    """trec_eval's ndcg_rel: NDCG at each retrieved document of gain > 0 (the ideal DCG held at
+    the ideal's last positive position), and at the list's end for each such document not
+    retrieved, averaged over the P documents of gain > 0."""
+    ranked, ideal = i.ranked_positives(), i.ideal_positives()
+    positives = f"size({ideal})"
+    at_rows = f"aggregate({ranked}, 0.0D, (acc, r) -> acc + r.dcg / element_at({ideal}, least(r.pos, {positives})).idcg)"
+    missed = f"CAST({positives} - size({ranked}) AS DOUBLE) * {i.dcg(None)} / {i.ideal_dcg(None)}"
+    return f"CASE WHEN {positives} > 0 THEN ({at_rows} + {missed}) / CAST({positives} AS DOUBLE) ELSE 0.0D END"
+
+
+def _dcg_within(ranked: str, depth: str) -> str:
+    """DCG of the top `depth` documents: the running DCG at the last positive row within it."""
+    return f"aggregate(filter({ranked}, r -> r.pos <= {depth}), 0.0D, (acc, r) -> greatest(acc, r.dcg))"
+
+
+def _rndcg(i: Ingredients, m: Measure) -> str:
+    """trec_eval's Rndcg: NDCG at each position where the ideal gain changes (the ends of the
+    blocks of equal gain, the last where it falls to 0), and at the list's end when the list goes
+    on past that position by more than one document; averaged."""
+    ranked, ideal, n = i.ranked_positives(), i.ideal_positives(), i.retrieved()
+    positives = f"size({ideal})"
+    ends = f"filter({ideal}, x -> x.pos = {positives} OR element_at({ideal}, least(x.pos + 1, {positives})).gain <> x.gain)"
+    terms = f"aggregate({ends}, 0.0D, (acc, x) -> acc + {_dcg_within(ranked, 'x.pos')} / x.idcg)"
+    beyond = f"{n} > {positives} + 1"
+    extra = f"CASE WHEN {beyond} THEN {i.dcg(None)} / {i.ideal_dcg(None)} ELSE 0.0D END"
+    count = f"CAST(size({ends}) + CASE WHEN {beyond} THEN 1 ELSE 0 END AS DOUBLE)"
+    return f"CASE WHEN {i.relevant()} > 0 AND {positives} > 0 THEN ({terms} + {extra}) / {count} ELSE 0.0D END"
+
+
+def _g(i: Ingredients, m: Measure) -> str:
+    """trec_eval's G: each retrieved document's gain / log2(2 + cost - gained), cost the ideal's
+    sum of max(gain, 1) down to its rank (1 a rank past the ideal's positives), gained the
+    retrieved gains down to it; summed, over the ideal's total gain."""
+    ranked, ideal = i.ranked_positives(), i.ideal_positives()
+    positives = f"size({ideal})"
+    last = f"CASE WHEN {positives} > 0 THEN element_at({ideal}, {positives}).cost ELSE 0.0D END"
+    past = f"{last} + CAST(r.pos - {positives} AS DOUBLE)"
+    cost = f"CASE WHEN r.pos <= {positives} THEN element_at({ideal}, r.pos).cost ELSE {past} END"
+    total = f"aggregate({ideal}, 0.0D, (acc, x) -> acc + x.gain)"
+    gained = f"aggregate({ranked}, 0.0D, (acc, r) -> acc + r.gain / log2(2.0D + ({cost}) - r.cum_gain))"
+    return f"CASE WHEN {total} > 0 THEN {gained} / {total} ELSE 0.0D END"
+
+
 def _ndcg(i: Ingredients, m: Measure) -> str:
     return ratio(i.dcg(m.k), i.ideal_dcg(m.k))
 
@@ -345,7 +389,15 @@ CATALOGUE: tuple[Declaration, ...] = (
         lambda i, m: ratio(i.bing_sum(), i.relevant()),
         report=29,
     ),
-    Declaration("G", "normalized gain", "see trec_eval", "m_G.c", None, report=30),
+    Declaration(
+        "G",
+        "normalized gain: gain discounted by how far the run lags the ideal's gain so far",
+        "sum over retrieved documents of gain / log2(2 + cost(i) - gained(i)), / the ideal's total gain; cost(i) the ideal's"
+        " sum of max(gain, 1) to rank i, gained(i) the run's gains to rank i",
+        "m_G.c",
+        _g,
+        report=30,
+    ),
     Declaration(
         "ndcg",
         "normalized discounted cumulative gain over the whole list",
@@ -355,8 +407,24 @@ CATALOGUE: tuple[Declaration, ...] = (
         report=1,
         ir_measures=("nDCG", "NDCG"),
     ),
-    Declaration("ndcg_rel", "NDCG averaged over the relevant documents", "see trec_eval", "m_ndcg_rel.c", None, report=31),
-    Declaration("Rndcg", "NDCG averaged at the R levels", "see trec_eval", "m_Rndcg.c", None, report=32),
+    Declaration(
+        "ndcg_rel",
+        "NDCG averaged over the documents of gain > 0",
+        "mean over the P judged documents of gain > 0 of DCG(i) / IDCG(min(i, P)) at its rank i, or DCG(n) / IDCG(P) when"
+        " not retrieved",
+        "m_ndcg_rel.c",
+        _ndcg_rel,
+        report=31,
+    ),
+    Declaration(
+        "Rndcg",
+        "NDCG averaged at the R levels",
+        "mean of DCG(e) / IDCG(e) over the ends e of the ideal's blocks of equal gain, and DCG(n) / IDCG(P) when n > P + 1;"
+        " 0 when R = 0",
+        "m_Rndcg.c",
+        _rndcg,
+        report=32,
+    ),
     Declaration(
         "ndcg_cut",
         "NDCG at k",

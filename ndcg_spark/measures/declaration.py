@@ -79,6 +79,17 @@ class Ingredients(Protocol):
         """The sum of persistence^(position - 1) over judged documents graded 0 or more."""
         ...
 
+    def ranked_positives(self) -> str:
+        """The retrieved documents of gain > 0, in rank order: an array of structs (pos, dcg: the
+        DCG down to it, gain, cum_gain: the gains down to it)."""
+        ...
+
+    def ideal_positives(self) -> str:
+        """The ideal list's documents of gain > 0, in order (element i at position i): an array of
+        structs (pos, idcg: the ideal DCG down to it, gain, cost: the sum of max(gain, 1) down to
+        it)."""
+        ...
+
     def dcg(self, k: int | None) -> str:
         """DCG of the top k (DOUBLE)."""
         ...

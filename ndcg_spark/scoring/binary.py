@@ -55,6 +55,14 @@ INFAP_SUM = "infap_sum"
 BING_SUM = "bing_sum"
 MAX_GRADE = "max_grade"
 NUM_RELEVANT_LEVEL = "num_relevant_level"  # the ideal side's R
+# G, ndcg_rel and Rndcg walk the run's list beside the ideal one: each side's rows of gain > 0,
+# as an array sorted by position (the ranked rows per (run, query), the ideal's per query).
+CUM_GAIN = "_cum_gain"
+CUM_COST = "_cum_cost"
+RANKED_POSITIVES = "_ranked_positives"
+IDEAL_POSITIVES = "_ideal_positives"
+RANKED_POSITIVES_TYPE = "ARRAY<STRUCT<pos: INT, dcg: DOUBLE, gain: DOUBLE, cum_gain: DOUBLE>>"
+IDEAL_POSITIVES_TYPE = "ARRAY<STRUCT<pos: INT, idcg: DOUBLE, gain: DOUBLE, cost: DOUBLE>>"
 _INFAP_EPSILON = 0.00001  # trec_eval's INFAP_EPSILON
 
 
@@ -78,6 +86,7 @@ class Needs:
     grade_sums: set[float] = field(default_factory=set)
     max_grade: bool = False
     judged_sums: set[float] = field(default_factory=set)
+    positives: bool = False
 
 
 class PassIngredients:
@@ -150,6 +159,14 @@ class PassIngredients:
         self.needs.judged_sums.add(persistence)
         self.needs.nonrel_ks.add(None)
         return self._sum(discount_column("_judged_sum", persistence))
+
+    def ranked_positives(self) -> str:
+        self.needs.positives = True
+        return f"coalesce({sql_name(RANKED_POSITIVES)}, CAST(array() AS {RANKED_POSITIVES_TYPE}))"
+
+    def ideal_positives(self) -> str:
+        self.needs.positives = True
+        return f"coalesce({sql_name(IDEAL_POSITIVES)}, CAST(array() AS {IDEAL_POSITIVES_TYPE}))"
 
     def dcg(self, k: int | None) -> str:
         return f"coalesce({sql_name(c.at_cutoff(c.DCG, k))}, 0.0D)"
@@ -307,6 +324,8 @@ def running_sums(binary: Binary, judged: str, position: str) -> dict[str, str]:
     for p in sorted(binary.needs.grade_sums):
         grade = sql_name(GRADE)
         sums[discount_column("_grade_sum", p)] = f"CASE WHEN {grade} > 0 THEN {grade} * pow({p!r}D, {pos}) ELSE 0.0D END"
+    if binary.needs.positives:
+        sums[CUM_GAIN] = f"CASE WHEN {sql_name(c.GAIN)} > 0 THEN {sql_name(c.GAIN)} ELSE 0.0D END"
     for p in sorted(binary.needs.judged_sums):
         sums[discount_column("_judged_sum", p)] = f"CASE WHEN {sql_name(JUDGMENT)} <> 0 THEN pow({p!r}D, {pos}) ELSE 0.0D END"
     return sums
@@ -317,8 +336,12 @@ def _counted(condition: str) -> str:
 
 
 def kept_rows(binary: Binary) -> str | None:
-    """The rows the aggregation reads beyond the cutoffs: each relevant row, when a measure reads it."""
-    return relevant_row(binary) if binary.per_row else None
+    """The rows the aggregation reads beyond the cutoffs: each relevant row, when a measure reads
+    it, and each row of gain > 0 when G, ndcg_rel or Rndcg walk them."""
+    kept = [relevant_row(binary)] if binary.per_row else []
+    if binary.needs.positives:
+        kept.append(f"{sql_name(c.GAIN)} > 0")
+    return " OR ".join(f"({condition})" for condition in kept) or None
 
 
 def ranked_columns(binary: Binary, judged: str, position: str) -> list[Column]:
@@ -328,6 +351,7 @@ def ranked_columns(binary: Binary, judged: str, position: str) -> list[Column]:
         F.expr(relevant_row(binary)).alias(RELEVANT),
         *[F.col(name) for name in running_sums(binary, judged, position)],
         *([F.col(JUDGMENT)] if binary.per_query else []),
+        *([F.col(c.GAIN)] if binary.needs.positives else []),
     ]
 
 
@@ -392,7 +416,28 @@ def ranked_aggregates(binary: Binary, position: str) -> list[Column]:
     if n.bing:
         term = f"1.0D / log2(2.0D + CAST({pos} AS DOUBLE) - CAST({cum} AS DOUBLE))"
         aggregates.append(F.expr(f"sum(CASE WHEN {rel} THEN {term} END) AS {sql_name(BING_SUM)}"))
+    if n.positives:
+        gain = sql_name(c.GAIN)
+        dcg, gained = sql_name(c.CUM_DCG), sql_name(CUM_GAIN)
+        row = f"named_struct('pos', CAST({pos} AS INT), 'dcg', {dcg}, 'gain', {gain}, 'cum_gain', {gained})"
+        aggregates.append(
+            F.expr(f"array_sort(collect_list(CASE WHEN {gain} > 0 THEN {row} END)) AS {sql_name(RANKED_POSITIVES)}")
+        )
     return aggregates
+
+
+def ideal_sums(binary: Binary | None) -> dict[str, str]:
+    """Running sums over the ideal list: the cost G reads (the sum of max(gain, 1))."""
+    if binary is None or not binary.needs.positives:
+        return {}
+    gain = sql_name(c.GAIN)
+    return {CUM_COST: f"CASE WHEN {gain} > 0 THEN greatest({gain}, 1.0D) ELSE 0.0D END"}
+
+
+def ideal_kept(binary: Binary | None) -> str | None:
+    """The ideal rows the aggregation reads beyond the cutoffs: those of gain > 0, for G,
+    ndcg_rel and Rndcg."""
+    return f"{sql_name(c.GAIN)} > 0" if binary is not None and binary.needs.positives else None
 
 
 _LEVEL_RELEVANT = "_level_relevant"
@@ -418,13 +463,23 @@ def ideal_aggregates(binary: Binary | None) -> list[Column]:
         aggregates.append(F.expr(f"CAST(max({sql_name(_LEVEL_RELEVANT)}) AS BIGINT) AS {sql_name(NUM_RELEVANT_LEVEL)}"))
     if _MAX_GRADE_WHOLE in whole:
         aggregates.append(F.expr(f"CAST(max({sql_name(_MAX_GRADE_WHOLE)}) AS DOUBLE) AS {sql_name(MAX_GRADE)}"))
+    if binary is not None and binary.needs.positives:
+        gain, pos = sql_name(c.GAIN), sql_name(c.IDEAL_POSITION)
+        idcg, cost = sql_name(c.CUM_IDCG), sql_name(CUM_COST)
+        row = f"named_struct('pos', CAST({pos} AS INT), 'idcg', {idcg}, 'gain', {gain}, 'cost', {cost})"
+        aggregates.append(F.expr(f"array_sort(collect_list(CASE WHEN {gain} > 0 THEN {row} END)) AS {sql_name(IDEAL_POSITIVES)}"))
     return aggregates
 
 
 def ideal_columns(binary: Binary | None) -> list[str]:
     """The ideal side's columns of a (run, query) row for the binary measures."""
     whole = ideal_whole(binary)
-    return [*([NUM_RELEVANT_LEVEL] if _LEVEL_RELEVANT in whole else []), *([MAX_GRADE] if _MAX_GRADE_WHOLE in whole else [])]
+    positives = [IDEAL_POSITIVES] if binary is not None and binary.needs.positives else []
+    return [
+        *([NUM_RELEVANT_LEVEL] if _LEVEL_RELEVANT in whole else []),
+        *([MAX_GRADE] if _MAX_GRADE_WHOLE in whole else []),
+        *positives,
+    ]
 
 
 def value(measure: Measure, binary: Binary) -> str:

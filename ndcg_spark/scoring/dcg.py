@@ -169,7 +169,17 @@ def ideal_dcg_per_query(gains: DataFrame, ks: Sequence[int], uncut: bool, binary
     functions sorted less but ran slower, each new operator kind costing a cold JVM its
     compilation (docs/performance.md, "Designs tried")."""
     order = [f"{sql_name(c.GAIN)} DESC", f"{sql_name(c.DOC_ID)} DESC"]
-    ideal = with_running_dcg(gains, [c.QUERY_ID], order, c.IDEAL_POSITION, c.CUM_IDCG, ks, whole=b.ideal_whole(binary))
+    ideal = with_running_dcg(
+        gains,
+        [c.QUERY_ID],
+        order,
+        c.IDEAL_POSITION,
+        c.CUM_IDCG,
+        ks,
+        whole=b.ideal_whole(binary),
+        counts=b.ideal_sums(binary),
+        keep=b.ideal_kept(binary),
+    )
     return ideal.groupBy(c.QUERY_ID).agg(
         at_cutoff(c.IDEAL_POSITION, c.IDEAL_POSITION, None, c.NUM_JUDGED, BIGINT),
         at_cutoff(CUM_RELEVANT, c.IDEAL_POSITION, None, c.NUM_RELEVANT, BIGINT),

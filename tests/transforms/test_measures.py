@@ -173,6 +173,9 @@ CATALOGUE_ASKED = [
     "num_rel",
     "num_rel_ret",
     "num_nonrel_judged_ret",
+    "G",
+    "ndcg_rel",
+    "Rndcg",
 ]
 
 
