@@ -26,7 +26,14 @@ def _ir(declaration: Declaration) -> str:
 
 
 def _row(declaration: Declaration) -> str:
-    name = f"`{declaration.name}`" + ("" if declaration.supported else " (not supported yet)")
+    note = (
+        " (text: `ndcg-spark trec_eval` prints it)"
+        if declaration.text
+        else ""
+        if declaration.supported
+        else " (not supported yet)"
+    )
+    name = f"`{declaration.name}`{note}"
     formula = declaration.formula.replace("|", "\\|")
     return (
         f"| {name} | {_ir(declaration)} | {_params(declaration)} | {formula} | {declaration.combine} | `{declaration.source}` |"

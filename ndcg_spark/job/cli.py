@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from ndcg_spark import progress
 from ndcg_spark.errors import EXIT_FAILURE, EXIT_OK, EXIT_QUALITY_DROPPED, ConfigError, NdcgSparkError, first_line
+from ndcg_spark.job import trec_eval_command
 from ndcg_spark.job.config import parse_args
 from ndcg_spark.job.run import repair, run
 from ndcg_spark.job.session import progress_bar
@@ -52,6 +53,9 @@ def require_mlflow() -> None:
 def main(argv: Sequence[str]) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
+        if argv[:1] == [trec_eval_command.COMMAND]:
+            trec_eval_command.main(argv[1:])
+            return EXIT_OK
         config = parse_args(argv)
         interactive = progress_bar(progress.configure(config.log_format) == LOG_TEXT, sys.stderr)
         if config.mlflow_experiment is not None:

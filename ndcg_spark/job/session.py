@@ -33,8 +33,12 @@ def session_conf(config: JobConfig, interactive: bool = False) -> dict[str, str]
     progress bar is on; in a scheduler's log it would be noise. A JVM the job starts itself logs
     quietly (LOG4J_CONF), unless [spark] gives the driver's Java options."""
     progress = {"spark.ui.showConsoleProgress": "true" if interactive else "false"}
-    quiet = {} if _GATEWAY in os.environ else {DRIVER_JAVA_OPTIONS: f"-Dlog4j2.configurationFile={LOG4J_CONF.as_uri()}"}
-    return {**BASE_CONF, **progress, **quiet, **config.spark_conf}
+    return {**BASE_CONF, **progress, **quiet_conf(), **config.spark_conf}
+
+
+def quiet_conf() -> dict[str, str]:
+    """A JVM the command starts itself logs quietly (LOG4J_CONF); spark-submit's has its own."""
+    return {} if _GATEWAY in os.environ else {DRIVER_JAVA_OPTIONS: f"-Dlog4j2.configurationFile={LOG4J_CONF.as_uri()}"}
 
 
 def progress_bar(text_log: bool, stderr: TextIO) -> bool:

@@ -13,6 +13,7 @@ from ndcg_spark.measures.catalogue import (
     declared,
     family_of,
     label,
+    printed_per_query,
     report_order,
     trec_eval_order,
 )
@@ -40,6 +41,7 @@ __all__ = [
     "family_of",
     "label",
     "measures_of_set",
+    "printed_per_query",
     "parse_measures",
     "report_order",
     "supported_names",

@@ -208,7 +208,7 @@ RBP = Declaration(
 )
 
 CATALOGUE: tuple[Declaration, ...] = (
-    Declaration("runid", "the run's name (text)", "the run_id", "m_runid.c", None, report=10, sets=_OFFICIAL),
+    Declaration("runid", "the run's name (text)", "the run_id", "m_runid.c", None, report=10, sets=_OFFICIAL, text=True),
     Declaration(
         "num_q",
         "number of queries evaluated",
@@ -336,7 +336,13 @@ CATALOGUE: tuple[Declaration, ...] = (
         ir_measures_cut=("P", "Precision"),
     ),
     Declaration(
-        "relstring", "the relevance of the top documents (text)", "grades of the top 10", "m_relstring.c", None, report=17
+        "relstring",
+        "the grades of the top N documents (text)",
+        "one character per document of the top N (default 10): the grade, > above 9, - not judged, . judged below 0",
+        "m_relstring.c",
+        None,
+        report=17,
+        text=True,
     ),
     Declaration(
         "recall",
@@ -598,6 +604,12 @@ def combine_of(name: str) -> str:
     """How the reported measure `name` combines over queries (mean for an unknown name)."""
     declaration = BY_NAME.get(family_of(name)[0])
     return declaration.combine if declaration else "mean"
+
+
+def printed_per_query(name: str) -> bool:
+    """Whether trec_eval -q prints the reported measure `name` per query (gm_map: 'all' only)."""
+    declaration = BY_NAME.get(family_of(name)[0])
+    return declaration.per_query_printed if declaration else True
 
 
 def bounded(name: str) -> bool:

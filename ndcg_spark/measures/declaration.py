@@ -145,7 +145,7 @@ class Declaration:
     (gm_map prints only 'all'). whole: printed as a whole number (the counts). ir_cutoff: a
     cutoff that only ir_measures' syntax takes (RR@10; trec_eval has no recip_rank.10).
     bounded: every per-query value lies in [-1, 1] (what the summary's exact sums take; utility's
-    do not)."""
+    do not). text: not a number (runid, relstring): only trec_eval's printed report has it."""
 
     name: str
     summary: str
@@ -163,6 +163,7 @@ class Declaration:
     whole: bool = False
     ir_cutoff: bool = False
     bounded: bool = True
+    text: bool = False
 
     @property
     def supported(self) -> bool:

@@ -53,7 +53,7 @@ def measures_of_set(name: str) -> list[Measure]:
     """trec_eval's named set (all_trec, official): every supported member at its defaults. The
     members not supported yet are named in one warning, so that a missing line is never silent."""
     members = [declaration for declaration in catalogue.CATALOGUE if name in declaration.sets]
-    missing = [declaration.name for declaration in members if not declaration.supported]
+    missing = [declaration.name for declaration in members if not declaration.supported and not declaration.text]
     if missing:
         _log.warning("%s: trec_eval's %s not supported yet, left out", name, ", ".join(missing))
     return [measure for declaration in members if declaration.supported for measure in declaration.default_measures()]
@@ -72,6 +72,11 @@ def _entry(entry: str) -> list[Measure]:
 
 
 def _unsupported(entry: str, declaration: Declaration) -> ConfigError:
+    if declaration.text:
+        return ConfigError(
+            f"measure {entry!r}: trec_eval's {declaration.name} is text, not a number: the reports leave it out, and"
+            " ndcg-spark trec_eval prints it"
+        )
     return ConfigError(
         f"measure {entry!r}: trec_eval's {declaration.name} is not supported yet (supported: {', '.join(supported_names())})"
     )

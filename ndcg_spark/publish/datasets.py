@@ -9,6 +9,7 @@ from pyspark.sql import DataFrame
 from ndcg_spark import columns as c
 from ndcg_spark.evaluation import Evaluation
 from ndcg_spark.io.layout import COMPARISON_DIR, GATE_DIR, PER_QUERY_DIR, SLICES_DIR, SUMMARY_DIR, TREC_EVAL_DIR
+from ndcg_spark.measures import printed_per_query
 from ndcg_spark.publish.atomic import Dataset
 from ndcg_spark.report.result import Report
 from ndcg_spark.report.trec_eval import report_lines, sorted_lines
@@ -40,7 +41,8 @@ def _trec_datasets(per_query: DataFrame, summary: DataFrame, evaluation: Evaluat
     datasets = []
     for run in evaluation.run_ids:
         rows = [row for row in evaluation.summary if row[c.RUN_ID] == run]
-        expected = sum(row[c.NUM_QUERIES] for row in rows) + len(rows)
+        # Per query, the measures trec_eval prints per query; then every 'all' line.
+        expected = sum(row[c.NUM_QUERIES] for row in rows if printed_per_query(row[c.MEASURE])) + len(rows)
         name = f"{TREC_EVAL_DIR}/{c.RUN_ID}={quote(run, safe='')}"
         datasets.append(Dataset(name, sorted_lines(lines, run), expected, text=True))
     return datasets

@@ -14,7 +14,12 @@ from ndcg_spark.measures import catalogue
 _REPORT_LINE = "%-22s\t%s\t%.4f"
 # and a count (num_ret, num_rel, ...) as a whole number.
 _WHOLE_LINE = "%-22s\t%s\t%d"
+# and text: the run's name ('runid'), a list's grades ('relstring', quoted).
+_TEXT_LINE = "%-22s\t%s\t%s"
+_QUOTED_LINE = "%-22s\t%s\t'%s'"
 ALL_QUERIES = "all"
+RUNID = "runid"
+_SORT_KEYS = ("block", "sort_query", "sort_measure", "sort_name", "sort_k")
 
 
 def _measure_name(measure: Column, k: Column) -> Column:
@@ -40,34 +45,58 @@ def _measure_place(measure: Column) -> Column:
     return F.array_position(F.array(*[F.lit(name) for name in names]), family)
 
 
-def report_lines(per_query: DataFrame, summary: DataFrame) -> DataFrame:
+def _keyed(frame: DataFrame, block: int, query: Column, name: Column, k: Column, line: Column) -> DataFrame:
+    return frame.select(
+        c.RUN_ID,
+        F.lit(block).alias("block"),
+        query.alias("sort_query"),
+        _measure_place(name).alias("sort_measure"),
+        name.alias("sort_name"),
+        k.alias("sort_k"),
+        line.alias(LINE),
+    )
+
+
+def report_lines(
+    per_query: DataFrame,
+    summary: DataFrame,
+    relstrings: DataFrame | None = None,
+    relstring_name: str = "relstring",
+    *,
+    summary_lines: bool = True,
+    runid: bool = False,
+) -> DataFrame:
     """trec_eval -q output per run: each query's values (queries in byte order, measures in
-    trec_eval's order, each one's cutoffs ascending; none of the measures trec_eval prints for
-    'all' only, such as gm_map), then the 'all' rows. Columns run_id, line,
-    and the sort keys."""
+    trec_eval's order, each one's parameters and cutoffs ascending; none of the measures trec_eval
+    prints for 'all' only, such as gm_map), then the 'all' rows, the run's name (runid) first.
+    relstrings: (run_id, query_id, relstring) to print as `relstring_name` per query. Columns
+    run_id, line, and the sort keys."""
     measure, k = F.col(c.MEASURE), F.col(c.K)
     summary_only = [declaration.name for declaration in catalogue.CATALOGUE if not declaration.per_query_printed]
-    queries = per_query.filter(~measure.isin(*summary_only)).select(
-        c.RUN_ID,
-        F.lit(0).alias("block"),
-        F.col(c.QUERY_ID).alias("sort_query"),
-        _measure_place(measure).alias("sort_measure"),
-        k.alias("sort_k"),
-        _report_line(measure, k, F.col(c.QUERY_ID), F.col(c.VALUE)).alias(LINE),
+    query = F.col(c.QUERY_ID)
+    lines = _keyed(
+        per_query.filter(~measure.isin(*summary_only)), 0, query, measure, k, _report_line(measure, k, query, F.col(c.VALUE))
     )
-    means = summary.select(
-        c.RUN_ID,
-        F.lit(1).alias("block"),
-        F.lit(ALL_QUERIES).alias("sort_query"),
-        _measure_place(measure).alias("sort_measure"),
-        k.alias("sort_k"),
-        _report_line(measure, k, F.lit(ALL_QUERIES), F.col(c.VALUE)).alias(LINE),
-    )
-    return queries.unionByName(means)
+    if relstrings is not None:
+        name, text = F.lit(relstring_name), F.col("relstring")
+        texts = _keyed(
+            relstrings, 0, query, name, F.lit(None).cast(T.IntegerType()), F.format_string(_QUOTED_LINE, name, query, text)
+        )
+        lines = lines.unionByName(texts)
+    if not summary_lines:
+        return lines
+    every = F.lit(ALL_QUERIES)
+    means = _keyed(summary, 1, every, measure, k, _report_line(measure, k, every, F.col(c.VALUE)))
+    lines = lines.unionByName(means)
+    if not runid:
+        return lines
+    name, names = F.lit(RUNID), summary.select(c.RUN_ID).distinct()
+    line = F.format_string(_TEXT_LINE, name, every, F.col(c.RUN_ID))
+    return lines.unionByName(_keyed(names, 1, every, name, F.lit(None).cast(T.IntegerType()), line))
 
 
 def sorted_lines(lines: DataFrame, run_id: str) -> DataFrame:
     """One run's lines in trec_eval's order, a total order (a run has one line per query,
-    measure and k)."""
-    order = [F.col("block"), F.col("sort_query"), F.col("sort_measure"), F.col("sort_k").asc_nulls_first()]
+    measure's reported name and k)."""
+    order = [*[F.col(key) for key in _SORT_KEYS[:-1]], F.col(_SORT_KEYS[-1]).asc_nulls_first()]
     return lines.filter(F.col(c.RUN_ID) == run_id).orderBy(*order).select(LINE)

@@ -99,7 +99,10 @@ def test_a_measure_without_cutoffs_takes_trec_evals_defaults(conformance_dir: st
         (["Bpref@10"], r"^measure 'Bpref@10': Bpref takes no cutoff \(trec_eval's bpref\)$"),
         (["P_10"], r"^measure 'P_10' is trec_eval's printed name; ask for it as P.10$"),
         (["ndcg_cut_10"], r"ask for it as ndcg_cut.10$"),
-        (["relstring"], r"^measure 'relstring': trec_eval's relstring is not supported yet \(supported: num_q, "),
+        (
+            ["relstring"],
+            r"^measure 'relstring': trec_eval's relstring is text, not a number: the reports leave it out, and ndcg-spark",
+        ),
         (["utility.1,2"], r"utility takes 4 number\(s\), got 2"),
         (["P@5", "ERR@10"], r"^measure 'ERR@10' is unknown \(trec_eval's names: num_q, "),
         (["P(rel=2)@5"], r"parameters in parentheses are not supported"),
