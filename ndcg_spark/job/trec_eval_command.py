@@ -105,6 +105,7 @@ def parse(argv: Sequence[str]) -> TrecEvalArgs:
     if len(positional) != 2:
         raise ConfigError(f"trec_eval takes a qrels file and a run file ({USAGE})")
     asked, gains, gains_text, relstring = _measures(measures or [OFFICIAL], warnings)
+    parse_measures(asked or [OFFICIAL])  # an unknown measure is a usage error now, before Spark starts
     level = int(flags.get("l", 1))  # type: ignore[call-overload]
     depth = flags.get("M")
     return TrecEvalArgs(
