@@ -20,12 +20,10 @@ from ndcg_spark.comparison.compare import compare
 from ndcg_spark.comparison.rows import ComparisonRow, Resampling, comparison_rows_frame, cutoffs_of
 from ndcg_spark.errors import InputError
 from ndcg_spark.frames import local_frame
-from ndcg_spark.measures import Measure
-from ndcg_spark.option_values import GainTable
-from ndcg_spark.options import GAIN_LINEAR, ORDER_BY_SCORE, Gain, Options, OrderBy
+from ndcg_spark.options import Options
 from ndcg_spark.progress import step
-from ndcg_spark.scoring.binary import binary_of
 from ndcg_spark.scoring.dcg import JUDGED_QUERIES, evaluated_pairs, measured, measured_rows, per_query_rows, query_pairs
+from ndcg_spark.scoring.plan import ScoringPlan
 from ndcg_spark.scoring.ranking import FIRST_INPUT, LAST_INPUT
 from ndcg_spark.scoring.slices import (
     SLICE,
@@ -92,22 +90,8 @@ class MainPass:
     pair_rows: Observation
 
 
-def main_pass(
-    judgments: Input,
-    results: Input,
-    *,
-    ks: tuple[int, ...],
-    gain: Gain = GAIN_LINEAR,
-    order_by: OrderBy = ORDER_BY_SCORE,
-    uncut: bool = True,
-    gains: GainTable = (),
-    judged_only: bool = False,
-    max_depth: int | None = None,
-    measures: tuple[Measure, ...] = (),
-    relevance_level: int = 1,
-) -> MainPass:
-    """The plan of the one pass over the data: (run, query) rows, and both inputs' observed checks.
-    measures: the binary measures beside NDCG (Options.measures), relevant from relevance_level."""
+def main_pass(judgments: Input, results: Input, plan: ScoringPlan) -> MainPass:
+    """The plan of the one pass over the data: (run, query) rows, and both inputs' observed checks."""
     observed_judgments, observed_results = observe(judgments), observe(results)
     judged_queries, pair_rows = Observation("judged_queries"), Observation(PAIR_ROWS)
     # When copies are refused, a run with copies publishes nothing: the ideal side can read the
@@ -116,17 +100,10 @@ def main_pass(
     pairs = query_pairs(
         observed_results.frame,
         observed_judgments.frame,
-        ks=ks,
-        gain_kind=gain,
-        order_by=order_by,
-        uncut=uncut,
+        plan,
         judged_queries=judged_queries,
         ideal_judgments=observed_judgments.frame if lenient else observed_judgments.checked,
-        gains=gains,
-        judged_only=judged_only,
-        max_depth=max_depth,
         inputs=len(results.sources) > 1,
-        binary=binary_of(measures, relevance_level, gains),
     ).observe(pair_rows, F.count(F.lit(1)).alias(PAIR_ROWS))
     return MainPass(pairs, observed_judgments, observed_results, judged_queries, pair_rows)
 
@@ -161,19 +138,7 @@ def evaluate_checked(
     """Validate and score; returns the per-query report (a plan over the materialized rows) and
     the summary, comparison, slices and counts, collected (a few rows per run and cutoff)."""
     with step("main pass") as counts:
-        scoring = main_pass(
-            judgments,
-            results,
-            ks=options.ks,
-            gain=options.gain,
-            order_by=options.order_by,
-            uncut=options.uncut,
-            gains=options.gains,
-            judged_only=options.judged_only,
-            max_depth=options.max_depth,
-            measures=options.measures,
-            relevance_level=options.relevance_level,
-        )
+        scoring = main_pass(judgments, results, ScoringPlan.of(options))
         scored = score_pairs(scoring, materialize)
         result_rows = scored.results.rows_read
         counts.update(judgment_rows=scored.judgments.rows_read, result_rows=result_rows, pair_rows=scored.pair_rows)
@@ -188,11 +153,11 @@ def _report(
 ) -> tuple[DataFrame, Evaluation]:
     """The summary, comparison and slices, from the materialized (run, query) rows."""
     pairs, judged, retrieved = scored.pairs, scored.judgments, scored.results
-    binary = binary_of(options.measures, options.relevance_level, options.gains)
-    evaluated = evaluated_pairs(pairs, options.ks, options.uncut, options.complete, binary)
-    per_query = per_query_rows(evaluated, options.ks, options.uncut, options.variant, binary)
+    plan = ScoringPlan.of(options)
+    evaluated = evaluated_pairs(pairs, plan)
+    per_query = per_query_rows(evaluated, plan)
     with step("summary") as counts:
-        measures = measured_rows(options.ks, options.uncut, binary)
+        measures = measured_rows(plan)
         rows = summary_and_counts(measured(evaluated, measures), measures, pairs).collect()
         summary = sorted(
             (line for row in rows if not row[COUNTS_ROW] for line in summary_rows(row, measures, options.variant)),

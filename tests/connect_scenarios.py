@@ -32,6 +32,7 @@ from ndcg_spark import columns as c
 from ndcg_spark.checks.inputs import JUDGMENTS, RESULTS, Source, canonical_inputs
 from ndcg_spark.evaluation import main_pass
 from ndcg_spark.options import Options
+from ndcg_spark.scoring.plan import ScoringPlan
 from ndcg_spark.sessions import is_connect
 from ndcg_spark.spark_conf import ADAPTIVE, PLAN_CONF, session_settings
 from tests.conftest import CODEGEN_CACHE, rows_frame
@@ -251,7 +252,7 @@ def plan(spark: SparkSession, scratch: Path) -> Result:
             options,
             located=True,
         )
-        pairs = main_pass(judged, retrieved, ks=options.ks).pairs
+        pairs = main_pass(judged, retrieved, ScoringPlan(ks=options.ks)).pairs
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed):
             pairs.explain()

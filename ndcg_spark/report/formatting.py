@@ -10,7 +10,7 @@ from ndcg_spark import columns as c
 from ndcg_spark.comparison import rows as cmp
 from ndcg_spark.evaluation import Evaluation, RunCounts
 from ndcg_spark.formats import format_number, format_p
-from ndcg_spark.measures import label, report_order
+from ndcg_spark.measures import label, report_order, trec_eval_order
 from ndcg_spark.scoring.slices import SLICE, SLICE_VALUE
 
 LOW_JUDGED_WARNING = 0.5
@@ -21,10 +21,32 @@ Column = tuple[str, int | None]
 """A column of the tables: a measure at a cutoff (None: uncut)."""
 
 
+# More measure columns than this (all_trec has about 100) and a table turns to trec_eval's
+# layout: a line per measure, in trec_eval's order, a column per run.
+WIDE_COLUMNS = 12
+
+
 def summary_cutoffs(rows: Iterable[Any]) -> list[Column]:
     """The (measure, k) of summary-like rows in reading order: NDCG first, k ascending, each
-    uncut measure after its cutoffs."""
-    return sorted({(row[c.MEASURE], row[c.K]) for row in rows}, key=lambda column: report_order(*column))
+    uncut measure after its cutoffs; when the table is wide, in trec_eval's order."""
+    columns = sorted({(row[c.MEASURE], row[c.K]) for row in rows}, key=lambda column: report_order(*column))
+    if len(columns) <= WIDE_COLUMNS:
+        return columns
+    return sorted(columns, key=lambda column: (trec_eval_order(column[0]), *report_order(*column)[1:]))
+
+
+def is_wide(columns: Sequence[Column]) -> bool:
+    """Whether a table of these measure columns is printed a line per measure."""
+    return len(columns) > WIDE_COLUMNS
+
+
+def transposed(lines: Sequence[Sequence[Any]], first: Any) -> list[list[Any]]:
+    """A table's lines turned: its columns become lines, its first column the header, headed by
+    `first`."""
+    return [
+        [first, *[line[0] for line in lines[1:]]],
+        *[[lines[0][j], *[line[j] for line in lines[1:]]] for j in range(1, len(lines[0]))],
+    ]
 
 
 def summary_values(rows: Iterable[Any]) -> dict[tuple[str, str, int | None], float | None]:
@@ -37,7 +59,7 @@ def summary_variants(rows: Iterable[Any]) -> list[str]:
     return sorted({str(row[c.VARIANT]) for row in rows})
 
 
-def _aligned(lines: list[Sequence[str]]) -> list[str]:
+def _aligned(lines: Sequence[Sequence[str]]) -> list[str]:
     """Columns padded to their widest cell: the first left-aligned, the rest right-aligned."""
     widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]
     return [
@@ -153,7 +175,7 @@ def format_table(evaluation: Evaluation, complete: str = COMPLETE_FLAG) -> str:
     for counts in baseline_first(evaluation.runs, baseline):
         cells = [format_number(values.get((counts.run_id, *cut))) for cut in cutoffs]
         lines.append([counts.run_id, *cells, str(counts.evaluated), str(counts.missing), str(counts.skipped)])
-    table = _aligned(lines)
+    table = _aligned(transposed(lines, "measure") if is_wide(cutoffs) else lines)
     notes = [
         f"read {_count(evaluation.judgment_rows, 'judgment row')} ({_count(evaluation.judged_queries, 'judged query')})"
         f" and {_count(evaluation.result_rows, 'result row')} ({_count(len(runs), 'run')})",

@@ -22,7 +22,7 @@ from plotly.offline import get_plotlyjs
 from ndcg_spark import columns as c
 from ndcg_spark.comparison import rows as cmp
 from ndcg_spark.comparison.verdict import FAILED, PASSED, format_verdict, outcome
-from ndcg_spark.measures import NDCG_MEASURES, label
+from ndcg_spark.measures import NDCG_MEASURES, family_of, label
 from ndcg_spark.report.data import HISTOGRAM_BINS, QUANTILES, ReportData
 from ndcg_spark.report.formatting import (
     INTERVAL,
@@ -30,9 +30,11 @@ from ndcg_spark.report.formatting import (
     comparison_cells,
     format_number,
     format_p,
+    is_wide,
     slice_lines,
     summary_cutoffs,
     summary_variants,
+    transposed,
 )
 
 CHART_CLASS = "chart"
@@ -88,6 +90,9 @@ def _summary_section(data: ReportData) -> str:
         queries = max(row[c.NUM_QUERIES] for (r, *_), row in values.items() if r == run)
         rows.append([run, *cells, queries, format_number(judged[c.JUDGED_AT_K], 2) if judged else "-"])
     header = ["run", *[label(*cut) for cut in cutoffs], "queries", f"judged@{data.k}"]
+    if is_wide(cutoffs):  # trec_eval's layout: a line per measure, a column per run
+        turned = transposed([header, *rows], "measure")
+        header, rows = turned[0], turned[1:]
     variants = summary_variants(data.summary)
     scored = f"<p>Scored with {html.escape(', '.join(variants))}.</p>" if variants else ""
     titled = "NDCG by run and cutoff" if {name for name, _ in cutoffs} <= set(NDCG_MEASURES) else "Measures by run"
@@ -110,6 +115,31 @@ def _by_k_chart(data: ReportData) -> str:
         figure.add_trace(_line(points, run, colors[run]))
     figure.update_layout(xaxis_title="k", yaxis_title="mean NDCG@k")
     return "<h2>NDCG@k against k</h2>" + _chart(figure, "ndcg-by-k")
+
+
+IPREC = "iprec_at_recall"
+
+
+def _precision_recall_chart(data: ReportData) -> str:
+    """Each run's interpolated precision at the recall levels it was scored at (the classic
+    recall-precision curve), when the report holds iprec_at_recall; else how to ask for it."""
+    curves: dict[str, list[tuple[float, float]]] = {}
+    for row in data.summary:
+        family, level = family_of(row[c.MEASURE])
+        if family == IPREC and level and row[c.K] is None and row[c.VALUE] is not None:
+            curves.setdefault(row[c.RUN_ID], []).append((float(level), row[c.VALUE]))
+    title = "<h2>Interpolated precision against recall</h2>"
+    if not curves:
+        return title + (
+            '<p class="note">Ask for iprec_at_recall (--measure iprec_at_recall, or official or all_trec) to draw each'
+            " run's precision-recall curve here.</p>"
+        )
+    figure, colors = go.Figure(), _colors(data)
+    for run in _runs(data):
+        if run in curves:
+            figure.add_trace(_line(sorted(curves[run]), run, colors[run]))
+    figure.update_layout(xaxis_title="recall", yaxis_title="mean interpolated precision", xaxis_range=[-0.02, 1.02])
+    return title + _chart(figure, "precision-recall")
 
 
 def _distribution_chart(data: ReportData) -> str:
@@ -267,6 +297,7 @@ def render(data: ReportData) -> str:
             warnings,
             _summary_section(data),
             _by_k_chart(data),
+            _precision_recall_chart(data),
             _distribution_chart(data),
             _comparison_section(data),
             _differences_section(data),

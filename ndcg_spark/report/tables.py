@@ -15,9 +15,11 @@ from ndcg_spark.report.formatting import (
     baseline_first,
     format_number,
     format_p,
+    is_wide,
     summary_cutoffs,
     summary_values,
     summary_variants,
+    transposed,
 )
 
 TableFormat = Literal["markdown", "latex"]
@@ -68,6 +70,9 @@ def _summary_cells(evaluation: Evaluation) -> tuple[list[str], list[list[_Cell]]
             cells.append(_Cell(format_number(value), value is not None and value == best[cut], (run, *cut) in marked))
         cells.append(_Cell(str(counts.evaluated)))
         rows.append(cells)
+    if is_wide(cutoffs):  # a line per measure, a column per run (the best still marked per measure)
+        turned = transposed([[_Cell(text) for text in header], *rows], _Cell("measure"))
+        return [cell.text for cell in turned[0]], turned[1:]
     return header, rows
 
 

@@ -22,16 +22,12 @@ from pyspark.sql import functions as F
 from ndcg_spark import columns as c
 from ndcg_spark.frames import sql_name
 from ndcg_spark.measures import NDCG_MEASURES, Measure, declaration_of
-from ndcg_spark.option_values import GainTable
 from ndcg_spark.options import (
-    GAIN_LINEAR,
     ORDER_BY_RANK,
-    ORDER_BY_SCORE,
-    Gain,
-    OrderBy,
 )
 from ndcg_spark.scoring import binary as b
 from ndcg_spark.scoring.binary import Binary
+from ndcg_spark.scoring.plan import ScoringPlan
 from ndcg_spark.scoring.ranking import (
     BIGINT,
     CUM_JUDGED,
@@ -48,41 +44,29 @@ from ndcg_spark.scoring.ranking import (
 )
 
 
-def judged_gains(
-    judgments: DataFrame,
-    gain_kind: Gain,
-    table: GainTable = (),
-    judged_only: bool = False,
-    binary: Binary | None = None,
-) -> DataFrame:
+def judged_gains(judgments: DataFrame, plan: ScoringPlan, *, usable: bool = True) -> DataFrame:
     """Both uses of the judgments (the join, the ideal DCG) must see the same plan, so that
     Spark reads and shuffles them once; the explicit non-null filter (ids are validated
     non-null) equals the one Spark would infer for the join only. With binary measures, each
-    judgment also says whether it is relevant at the level."""
-    usable = [(F.col(c.RELEVANCE) >= 0).alias(USABLE)] if judged_only else []
+    judgment also says whether it is relevant at the level. usable: with judged_only, whether
+    each judgment is one -J keeps (the join's side; the ideal side needs no such column)."""
+    binary = plan.binary
+    kept = [(F.col(c.RELEVANCE) >= 0).alias(USABLE)] if plan.judged_only and usable else []
     relevance = b.relevance_columns(F.col(c.RELEVANCE), binary) if binary else []
     return judgments.filter(F.col(c.QUERY_ID).isNotNull() & F.col(c.DOC_ID).isNotNull()).select(
-        c.QUERY_ID, c.DOC_ID, gain(F.col(c.RELEVANCE), gain_kind, table).alias(c.GAIN), *usable, *relevance
+        c.QUERY_ID, c.DOC_ID, gain(F.col(c.RELEVANCE), plan.gain, plan.gains).alias(c.GAIN), *kept, *relevance
     )
 
 
-def ranked_dcg(
-    results: DataFrame,
-    gains: DataFrame,
-    order_by: OrderBy,
-    ks: Sequence[int],
-    *,
-    judged_only: bool = False,
-    max_depth: int | None = None,
-    inputs: bool = False,
-    binary: Binary | None = None,
-) -> DataFrame:
+def ranked_dcg(results: DataFrame, gains: DataFrame, plan: ScoringPlan, *, inputs: bool = False) -> DataFrame:
     """The rows of each ranked list at the cutoff positions, with the running DCG and counts
     (and, with binary measures, the running count of relevant rows and each relevant row).
 
-    judged_only drops unjudged documents and those graded below 0 before positions are counted
-    (trec_eval -J; such a list's judged@k is 1). max_depth cuts each list first (trec_eval -M).
-    inputs: the results carry columns.INPUT, the index of the input each row came from."""
+    The plan's judged_only drops unjudged documents and those graded below 0 before positions
+    are counted (trec_eval -J; such a list's judged@k is 1); its max_depth cuts each list first
+    (trec_eval -M). inputs: the results carry columns.INPUT, the index of the input each row
+    came from."""
+    binary, judged_only, order_by = plan.binary, plan.judged_only, plan.order_by
     # A merge join: both sides arrive sorted by (query_id, doc_id, ...) from their copies'
     # windows. Measured warm at 10M rows, a shuffled hash join cost as much as this join with
     # its sorts, and finding copies by a hash aggregation instead of those windows cost more
@@ -116,10 +100,10 @@ def ranked_dcg(
         ranking_order(order_by),
         c.POSITION,
         c.CUM_DCG,
-        positions(ks, binary),
+        positions(plan.ks, binary),
         judged=judged,
         kept=judged if judged_only else None,
-        max_depth=max_depth,
+        max_depth=plan.max_depth,
         whole=spread,
         counts=counts,
         keep=b.kept_rows(binary) if binary else None,
@@ -133,9 +117,10 @@ def positions(ks: Sequence[int], binary: Binary | None) -> list[int]:
     return sorted({*ks, *(binary.ks if binary else [])})
 
 
-def dcg_per_query(ranked: DataFrame, ks: Sequence[int], uncut: bool, binary: Binary | None = None) -> DataFrame:
+def dcg_per_query(ranked: DataFrame, plan: ScoringPlan) -> DataFrame:
     """One row per (run, query): DCG and counts at every cutoff, all k in one aggregation (and
     what the binary measures read)."""
+    ks, uncut, binary = plan.ks, plan.uncut, plan.binary
     aggregates = [at_cutoff(c.POSITION, c.POSITION, None, c.NUM_RETRIEVED, BIGINT)]
     if FIRST_INPUT in ranked.columns:
         aggregates += [F.min(FIRST_INPUT).alias(FIRST_INPUT), F.max(LAST_INPUT).alias(LAST_INPUT)]
@@ -162,12 +147,13 @@ IDEAL_COLUMNS = (c.NUM_JUDGED, c.NUM_RELEVANT)
 JUDGED_QUERIES = "judged_queries"
 
 
-def ideal_dcg_per_query(gains: DataFrame, ks: Sequence[int], uncut: bool, binary: Binary | None = None) -> DataFrame:
+def ideal_dcg_per_query(gains: DataFrame, plan: ScoringPlan) -> DataFrame:
     """One row per judged query: the DCG of all its judged documents in the best order.
 
     The same kind of windows as the ranked lists: an ideal side from counts per gain and array
     functions sorted less but ran slower, each new operator kind costing a cold JVM its
     compilation (docs/performance.md, "Designs tried")."""
+    ks, uncut, binary = plan.ks, plan.uncut, plan.binary
     order = [f"{sql_name(c.GAIN)} DESC", f"{sql_name(c.DOC_ID)} DESC"]
     ideal = with_running_dcg(
         gains,
@@ -188,25 +174,19 @@ def ideal_dcg_per_query(gains: DataFrame, ks: Sequence[int], uncut: bool, binary
     )
 
 
-def ideal_columns(ks: Sequence[int], uncut: bool, binary: Binary | None = None) -> list[str]:
-    return [*IDEAL_COLUMNS, *b.ideal_columns(binary), *[c.at_cutoff(c.IDCG, k) for k in cutoff_ks(ks, uncut)]]
+def ideal_columns(plan: ScoringPlan) -> list[str]:
+    cutoffs = cutoff_ks(plan.ks, plan.uncut)
+    return [*IDEAL_COLUMNS, *b.ideal_columns(plan.binary), *[c.at_cutoff(c.IDCG, k) for k in cutoffs]]
 
 
 def query_pairs(
     results: DataFrame,
     judgments: DataFrame,
+    plan: ScoringPlan,
     *,
-    ks: Sequence[int],
-    gain_kind: Gain = GAIN_LINEAR,
-    order_by: OrderBy = ORDER_BY_SCORE,
-    uncut: bool = True,
     judged_queries: Observation | None = None,
     ideal_judgments: DataFrame | None = None,
-    gains: GainTable = (),
-    judged_only: bool = False,
-    max_depth: int | None = None,
     inputs: bool = False,
-    binary: Binary | None = None,
 ) -> DataFrame:
     """The one pass over the data: a row per (run, query) retrieved, with its DCGs, and per judged
     query its ideal DCGs; a retrieved query nobody judged has NULL ideal columns, a judged query
@@ -217,15 +197,13 @@ def query_pairs(
     given, are the judgments the ideal side reads instead: the same exchange before the copies
     window, when a run with copies is refused anyway and one copies check is enough.
 
-    gains, judged_only, max_depth: see gain and ranked_dcg. inputs: the results carry columns.INPUT, and
-    each row gets the lowest and highest input index of its list (FIRST_INPUT, LAST_INPUT).
-    binary: the binary measures to compute beside NDCG, in the same windows."""
-    labelled = judged_gains(judgments, gain_kind, gains, judged_only, binary)
-    dcg = ranked_dcg(
-        results, labelled, order_by, ks, judged_only=judged_only, max_depth=max_depth, inputs=inputs, binary=binary
-    ).transform(lambda df: dcg_per_query(df, ks, uncut, binary))
-    ideal_gains = labelled if ideal_judgments is None else judged_gains(ideal_judgments, gain_kind, gains, binary=binary)
-    ideal = ideal_dcg_per_query(ideal_gains, ks, uncut, binary)
+    inputs: the results carry columns.INPUT, and each row gets the lowest and highest input index
+    of its list (FIRST_INPUT, LAST_INPUT). The plan's measures beside NDCG are computed in the
+    same windows."""
+    labelled = judged_gains(judgments, plan)
+    dcg = ranked_dcg(results, labelled, plan, inputs=inputs).transform(lambda df: dcg_per_query(df, plan))
+    ideal_gains = labelled if ideal_judgments is None else judged_gains(ideal_judgments, plan, usable=False)
+    ideal = ideal_dcg_per_query(ideal_gains, plan)
     if judged_queries is not None:
         ideal = ideal.observe(judged_queries, F.count(F.lit(1)).alias(JUDGED_QUERIES))
     return dcg.join(ideal, on=c.QUERY_ID, how="full_outer")
@@ -239,15 +217,15 @@ def is_retrieved(pairs: DataFrame) -> Column:
     return pairs[c.RUN_ID].isNotNull()
 
 
-def evaluated_pairs(pairs: DataFrame, ks: Sequence[int], uncut: bool, complete: bool, binary: Binary | None = None) -> DataFrame:
+def evaluated_pairs(pairs: DataFrame, plan: ScoringPlan) -> DataFrame:
     """(run, query) pairs to score: judged and retrieved; with complete, every judged query for
     every run, a query the run lacks with NULL DCGs (scored 0)."""
     scored = pairs.filter(is_retrieved(pairs) & is_judged(pairs))
-    if not complete:
+    if not plan.complete:
         return scored
-    judged = pairs.filter(is_judged(pairs)).select(c.QUERY_ID, *ideal_columns(ks, uncut, binary))
+    judged = pairs.filter(is_judged(pairs)).select(c.QUERY_ID, *ideal_columns(plan))
     runs = pairs.filter(is_retrieved(pairs)).select(c.RUN_ID).distinct()
-    retrieved = scored.drop(*ideal_columns(ks, uncut, binary))
+    retrieved = scored.drop(*ideal_columns(plan))
     return runs.crossJoin(judged.dropDuplicates([c.QUERY_ID])).join(retrieved, on=[c.QUERY_ID, c.RUN_ID], how="left")
 
 
@@ -301,9 +279,11 @@ def _binary_row(measure: Measure, binary: Binary) -> MeasuredRow:
     )
 
 
-def measured_rows(ks: Sequence[int], uncut: bool, binary: Binary | None) -> list[MeasuredRow]:
+def measured_rows(plan: ScoringPlan) -> list[MeasuredRow]:
     """Every (measure, k) a (run, query) row is reported at: NDCG's cutoffs, then the others."""
-    return [*[_ndcg_row(k) for k in cutoff_ks(ks, uncut)], *([_binary_row(m, binary) for m in binary.measures] if binary else [])]
+    binary = plan.binary
+    others = [_binary_row(m, binary) for m in binary.measures] if binary else []
+    return [*[_ndcg_row(k) for k in cutoff_ks(plan.ks, plan.uncut)], *others]
 
 
 def _column(kind: str, index: int) -> str:
@@ -400,11 +380,11 @@ PER_QUERY_COLUMNS = (
 )
 
 
-def per_query_rows(pairs: DataFrame, ks: Sequence[int], uncut: bool, variant: str, binary: Binary | None = None) -> DataFrame:
+def per_query_rows(pairs: DataFrame, plan: ScoringPlan) -> DataFrame:
     """Long format: one row per (run, query, measure, cutoff); NDCG's uncut row has measure
     'ndcg', k NULL. `value` holds every measure's value, `ndcg` the NDCG rows' (NULL on the
     others). `variant` (Options.variant) says how the values were computed."""
-    rows = measured_rows(ks, uncut, binary)
+    rows, variant = measured_rows(plan), plan.variant
     structs = ", ".join(_struct(fields) for fields in _fields(rows)[1])
     is_ndcg = F.col(c.MEASURE).isin(*NDCG_MEASURES)
     computed = {

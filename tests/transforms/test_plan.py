@@ -17,6 +17,8 @@ from ndcg_spark.evaluation import main_pass
 from ndcg_spark.job.config import build_config
 from ndcg_spark.job.inputs import read_inputs
 from ndcg_spark.options import Options
+from ndcg_spark.scoring.binary import binary_of
+from ndcg_spark.scoring.plan import ScoringPlan
 from tests.plans import BROADCAST, EXCHANGE, MAIN_PASS_SORTS, REUSED, SORT, counts, drift
 from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
 
@@ -64,7 +66,7 @@ def test_main_pass_shuffles_each_input_once(
             "ks": "5,10",
         }
     )
-    pairs = main_pass(*read_inputs(spark, config), ks=config.options.ks, order_by=config.options.order_by).pairs
+    pairs = main_pass(*read_inputs(spark, config), ScoringPlan(ks=config.options.ks, order_by=config.options.order_by)).pairs
     ranked_by = "rank#" if order_by == "rank" else "score#"
     plan = _plan(pairs)
     _assert_one_shuffle_per_input(plan)
@@ -86,7 +88,7 @@ def test_library_entry_point_shuffles_each_input_once(spark: SparkSession, stati
     options = Options(ks=(5, 10)).validated()
     # evaluate()'s own path: its frames checked as given (located=False), then the one pass
     judged, retrieved = canonical_inputs(Source(judgments, JUDGMENTS), [Source(results, RESULTS)], options, located=False)
-    _assert_one_shuffle_per_input(_plan(main_pass(judged, retrieved, ks=options.ks).pairs))
+    _assert_one_shuffle_per_input(_plan(main_pass(judged, retrieved, ScoringPlan(ks=options.ks)).pairs))
 
 
 def test_variants_and_several_inputs_add_no_sort_and_no_shuffle(spark: SparkSession, static_plans: None, tmp_path: Path) -> None:
@@ -110,7 +112,8 @@ def test_variants_and_several_inputs_add_no_sort_and_no_shuffle(spark: SparkSess
         }
     )
     options = config.options
-    pairs = main_pass(*read_inputs(spark, config), ks=options.ks, gains=options.gains, judged_only=True, max_depth=3).pairs
+    plan = ScoringPlan(ks=options.ks, gains=options.gains, judged_only=True, max_depth=3)
+    pairs = main_pass(*read_inputs(spark, config), plan).pairs
     plan = _plan(pairs)
     _assert_one_shuffle_per_input(plan)
     assert len(SORT.findall(plan)) == MAIN_PASS_SORTS, drift(plan)
@@ -119,13 +122,14 @@ def test_variants_and_several_inputs_add_no_sort_and_no_shuffle(spark: SparkSess
 EVERY_MEASURE = ("P.5,10", "recall.5,100", "map", "map_cut.10", "recip_rank", "Rprec", "success.1,5", "bpref")
 
 
+@pytest.mark.parametrize("asked", [EVERY_MEASURE, ("all_trec",)], ids=["eight", "all_trec"])
 @pytest.mark.parametrize("lenient", [False, True])
 @pytest.mark.parametrize("judged_only", [False, True])
 def test_every_measure_adds_no_sort_and_no_shuffle(
-    spark: SparkSession, static_plans: None, tmp_path: Path, lenient: bool, judged_only: bool
+    spark: SparkSession, static_plans: None, tmp_path: Path, lenient: bool, judged_only: bool, asked: tuple[str, ...]
 ) -> None:
     """All the measures beside NDCG come from the same windows: the same shuffles, the same
-    sorts, with the copies refused or kept, with -J and -M."""
+    sorts, with the copies refused or kept, with -J and -M; trec_eval's whole all_trec too."""
     judgments, results = tmp_path / "judgments.parquet", tmp_path / "results.parquet"
     pq.write_table(pa.table({"query_id": ["1", "2"], "doc_id": ["1", "2"], "relevance": [2, 0]}), judgments)
     pq.write_table(pa.table({"query_id": ["1", "2"], "doc_id": ["1", "2"], "score": [1.0, 2.0]}), results)
@@ -135,7 +139,7 @@ def test_every_measure_adds_no_sort_and_no_shuffle(
             "results": str(results),
             "output": str(tmp_path / "out"),
             "ks": "5,10",
-            "measures": list(EVERY_MEASURE),
+            "measures": list(asked),
             "relevance_level": 2,
             "judged_only": judged_only,
             "max_depth": 50,
@@ -144,16 +148,12 @@ def test_every_measure_adds_no_sort_and_no_shuffle(
         }
     )
     options = config.options
-    assert len(options.measures) == 11
+    assert len(options.measures) == (11 if asked == EVERY_MEASURE else 88)
 
     def plan(measures: tuple) -> str:
+        binary = binary_of(measures, options.relevance_level)
         pairs = main_pass(
-            *read_inputs(spark, config),
-            ks=options.ks,
-            judged_only=judged_only,
-            max_depth=50,
-            measures=measures,
-            relevance_level=options.relevance_level,
+            *read_inputs(spark, config), ScoringPlan(ks=options.ks, judged_only=judged_only, max_depth=50, binary=binary)
         ).pairs
         return _plan(pairs)
 

@@ -51,3 +51,39 @@ def test_each_run_keeps_its_color_on_every_chart() -> None:
     # the summary table: the baseline first
     table = page.split("NDCG by run and cutoff", 1)[1]
     assert table.index(">hybrid<") < table.index(">bm25<") < table.index(">dense<")
+
+
+def _iprec(run: str, level: float, value: float) -> dict:
+    return {**_row(run, 0, value), "measure": f"iprec_at_recall_{level:.2f}", "k": None, "ndcg": None}
+
+
+def _charts(page: str) -> dict[str, list[dict]]:
+    found = re.findall(r"Plotly\.newPlot\(\s*\"([^\"]+)\",\s*(\[.*?\]),\s*\{", page, re.DOTALL)
+    return {chart_id: json.loads(traces) for chart_id, traces in found}
+
+
+def test_the_precision_recall_curve_draws_each_run_in_its_color() -> None:
+    runs, levels = ["bm25", "dense"], [0.0, 0.5, 1.0]
+    summary = [_row(run, 10, 0.5) for run in runs]
+    summary += [_iprec(run, level, 1 - level / (2 if run == "bm25" else 4)) for run in runs for level in levels]
+    data = ReportData(
+        title="t", k=10, summary=summary, comparison=[], slices=[], histogram={run: [1] * HISTOGRAM_BINS for run in runs}
+    )
+    page = render(data)
+    charts = _charts(page)
+    (curve_id,) = [chart_id for chart_id in charts if "precision-recall" in chart_id]
+    curve = {trace["name"]: trace for trace in charts[curve_id]}
+    assert curve["dense"]["x"] == levels and curve["dense"]["y"] == [1.0, 0.875, 0.75]
+    assert curve["bm25"]["y"] == [1.0, 0.75, 0.5]
+    by_k = {
+        trace["name"]: trace["line"]["color"] for chart_id, traces in charts.items() if "by-k" in chart_id for trace in traces
+    }
+    assert {run: trace["line"]["color"] for run, trace in curve.items()} == by_k
+
+
+def test_without_iprec_at_recall_the_page_says_how_to_ask_for_the_curve() -> None:
+    data = ReportData(
+        title="t", k=10, summary=[_row("a", 10, 0.5)], comparison=[], slices=[], histogram={"a": [1] * HISTOGRAM_BINS}
+    )
+    page = render(data)
+    assert "Ask for iprec_at_recall" in page and not any("precision-recall" in chart_id for chart_id in _charts(page))

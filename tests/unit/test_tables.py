@@ -9,6 +9,7 @@ from pyspark.sql import Row
 
 from ndcg_spark.comparison.rows import ComparisonRow
 from ndcg_spark.evaluation import Evaluation, RunCounts
+from ndcg_spark.report.formatting import format_table
 from ndcg_spark.report.tables import latex, latex_escape, markdown
 
 VARIANT = "gain=linear;judged_only"
@@ -128,3 +129,24 @@ def test_several_measures_each_a_column_and_each_compared() -> None:
     assert lines[5] == "| new\\_1 | **0.7000** | 0.5500 | **0.4000†** | 0.2000 | 3 |"
     assert "| new\\_1 | P@10 | 0.5000 | 0.7000 | +0.2000† | [+0.1000, +0.3000] | 0.0100 | 0.5000 |" in lines
     assert "| new\\_1 | map | 0.5000 | 0.7000 | +0.2000 | [+0.1000, +0.3000] | 0.3000 | 0.5000 |" in lines
+
+
+def test_many_measures_print_a_line_per_measure_in_trec_evals_order() -> None:
+    """all_trec asks for about 100 measures: a line per measure, a column per run, in trec_eval's
+    order (num_ret before map before P), in the console, in Markdown and on no wider a table."""
+    measures = [("P", k) for k in (5, 10, 15, 20, 30, 100)] + [("map", None), ("num_ret", None), ("recip_rank", None)]
+    measures += [("ndcg_cut", k) for k in (5, 10, 20, 100)] + [("iprec_at_recall_0.10", None)]
+    summary = [_summary(run, k, 0.5, name) for run in ("base", "new_1") for name, k in measures]
+    evaluation = replace(_evaluation([]), summary=summary)
+    lines = format_table(evaluation).splitlines()
+    assert lines[0].split() == ["measure", "base", "new_1"]
+    names = [line.split()[0] for line in lines[1 : len(measures) + 1]]
+    assert names == ["num_ret", "map", "recip_rank", "iprec_at_recall_0.10", "P@5", "P@10", "P@15", "P@20", "P@30", "P@100"] + [
+        "ndcg@5",
+        "ndcg@10",
+        "ndcg@20",
+        "ndcg@100",
+    ]
+    assert lines[len(measures) + 1].split() == ["queries", "3", "3"]
+    table = markdown(evaluation, "t").splitlines()
+    assert "| measure | base | new\\_1 |" in table and "| num\\_ret | **0.5000** | **0.5000** |" in table
