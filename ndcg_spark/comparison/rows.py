@@ -12,7 +12,7 @@ from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
 from ndcg_spark.frames import local_frame
-from ndcg_spark.measures import Measure, report_order
+from ndcg_spark.measures import Measure, report_order, scored
 from ndcg_spark.scoring.ranking import cutoff_ks
 
 # Columns of the comparison dataset.
@@ -106,7 +106,7 @@ class Resampling:
 def cutoffs_of(ks: tuple[int, ...], uncut: bool, measures: Sequence[Measure] = ()) -> list[Cutoff]:
     """Every (measure, k) compared: NDCG's cutoffs, then the other measures in the reports' order."""
     ndcg = [Cutoff(c.MEASURE_UNCUT if k is None else c.MEASURE_CUT, k) for k in cutoff_ks(ks, uncut)]
-    others = [Cutoff(measure.name, measure.k) for measure in measures]
+    others = [Cutoff(measure.reported, measure.k) for measure in scored(measures)]
     return [*ndcg, *sorted(others, key=lambda cut: report_order(cut.measure, cut.k))]
 
 

@@ -24,7 +24,7 @@ from ndcg_spark.job.session import asks_for_connect, session_conf
 from ndcg_spark.publish import manifest
 from ndcg_spark.publish.atomic import Published, stage_all, stage_file, stage_page
 from ndcg_spark.publish.commit import Commit, commit, recover
-from ndcg_spark.publish.datasets import report_datasets
+from ndcg_spark.publish.datasets import TrecEvalText, report_datasets
 from ndcg_spark.publish.events import reached
 from ndcg_spark.publish.layout import PublicationLayout
 from ndcg_spark.publish.lock import publication_lock
@@ -33,7 +33,9 @@ from ndcg_spark.publish.staging import Staging
 from ndcg_spark.report import tables
 from ndcg_spark.report.data import Renderer, gather
 from ndcg_spark.report.formatting import format_report, judged_warnings
+from ndcg_spark.report.relstring import RELSTRING, printed_relstrings
 from ndcg_spark.report.result import Report, report_of
+from ndcg_spark.report.trec_eval import RUNID
 from ndcg_spark.sessions import is_connect
 from ndcg_spark.spark_conf import session_settings
 
@@ -85,9 +87,11 @@ def _settings(config: JobConfig) -> dict[str, object]:
     return {**settings, **config.options.recorded()}
 
 
-def evaluate_paths(spark: SparkSession, config: JobConfig, staging: Staging) -> tuple[DataFrame, Evaluation]:
+def evaluate_paths(spark: SparkSession, config: JobConfig, staging: Staging) -> tuple[DataFrame, Evaluation, DataFrame | None]:
     """Read the configured inputs and evaluate them; the (run, query) rows are staged as Parquet,
-    which survives a lost executor, unlike a checkpoint in executors' memory."""
+    which survives a lost executor, unlike a checkpoint in executors' memory. With
+    --trec-eval-report and relstring among the measures (all_trec), also the relstrings that
+    text prints (a plan over the inputs, read when it is published)."""
     judgments, results = read_inputs(spark, config)
     slice_input = read_slices(spark, config)
 
@@ -96,7 +100,18 @@ def evaluate_paths(spark: SparkSession, config: JobConfig, staging: Staging) -> 
         # With the schema given, reading it back needs no Spark job to infer it.
         return spark.read.schema(pairs.schema).parquet(staging.path(PAIRS_DIR))
 
-    return evaluate_checked(spark, judgments, results, config.options, stage, slice_input)
+    per_query, evaluation = evaluate_checked(spark, judgments, results, config.options, stage, slice_input)
+    options, texts = config.options, None
+    if config.trec_eval_report and RELSTRING in {measure.name for measure in options.measures}:
+        texts = printed_relstrings(
+            judgments.frame,
+            results.frame,
+            per_query,
+            judged_only=options.judged_only,
+            max_depth=options.max_depth,
+            complete=options.complete,
+        )
+    return per_query, evaluation, texts
 
 
 @contextmanager
@@ -145,13 +160,16 @@ def _publish(
     started: dt.datetime,
     verdict: Verdict | None,
     inputs: Mapping[str, Mapping[str, Any]],
+    texts: DataFrame | None = None,
 ) -> tuple[list[Published], dict[str, str]]:
     """Stage and check every file, then, under the output's lock, record the publication, move
     the files into place and write the manifest; returns what was published, and the table and
     page by file name."""
     spark, evaluation = report.per_query.sparkSession, report.evaluation
     layout = PublicationLayout(config.output, config.eval_date)
-    datasets = report_datasets(report, config.trec_eval_report, None if verdict is None else len(verdict.rows))
+    runid = RUNID in {measure.name for measure in config.options.measures}
+    trec_eval = TrecEvalText(runid, texts) if config.trec_eval_report else None
+    datasets = report_datasets(report, trec_eval, None if verdict is None else len(verdict.rows))
     files: dict[str, str] = {}
     page = None
     if render is not None:
@@ -207,7 +225,7 @@ def run(config: JobConfig, interactive: bool, render: Renderer | None) -> Verdic
     staging = Staging(spark, config.output)
     try:
         _finish_interrupted(staging.fs, layout, config)  # a run died publishing here: finish that first
-        per_query, evaluation = evaluate_paths(spark, config, staging)
+        per_query, evaluation, texts = evaluate_paths(spark, config, staging)
         # Publishing reads the few rows per query the report read: its shuffles are sized alike.
         with session_settings(spark, evaluation.post_pass):
             report = report_of(per_query, evaluation, config.options)
@@ -218,7 +236,7 @@ def run(config: JobConfig, interactive: bool, render: Renderer | None) -> Verdic
                     verdict = gate_verdict(spark, config, report, earlier, inputs["judgments"])
                     report = dataclasses.replace(report, gate=None if verdict is None else verdict.frame(spark))
                     counts.update(gated=len(verdict.rows) if verdict else 0, passed=bool(verdict and verdict.passed))
-            published, files = _publish(config, staging, report, render, started, verdict, inputs)
+            published, files = _publish(config, staging, report, render, started, verdict, inputs, texts)
     finally:
         staging.discard()
     if verdict is not None:

@@ -26,7 +26,7 @@ from ndcg_spark.job.session import BASE_CONF, quiet_conf
 from ndcg_spark.measures import Measure, parse_measures
 from ndcg_spark.measures.declaration import OFFICIAL
 from ndcg_spark.option_values import ColumnNames
-from ndcg_spark.report.relstring import DEFAULT_LENGTH, relstrings
+from ndcg_spark.report.relstring import DEFAULT_LENGTH, printed_relstrings
 from ndcg_spark.report.trec_eval import report_lines, sorted_lines
 
 COMMAND = "trec_eval"
@@ -207,12 +207,15 @@ def run(spark: SparkSession, args: TrecEvalArgs) -> list[str]:
     per_query, summary = _score(spark, args, judgments, results)
     texts = None
     if args.relstring is not None and args.per_query:
-        texts = relstrings(judgments, results, args.relstring, judged_only=args.judged_only, max_depth=args.max_depth)
-        if args.complete:
-            judged = judgments.select(c.QUERY_ID).distinct().crossJoin(F.broadcast(results.select(c.RUN_ID).distinct()))
-            texts = judged.join(texts, [c.RUN_ID, c.QUERY_ID], "left").fillna("", subset=["relstring"])
-        else:
-            texts = texts.join(per_query.select(c.RUN_ID, c.QUERY_ID).distinct(), [c.RUN_ID, c.QUERY_ID], "left_semi")
+        texts = printed_relstrings(
+            judgments,
+            results,
+            per_query,
+            args.relstring,
+            judged_only=args.judged_only,
+            max_depth=args.max_depth,
+            complete=args.complete,
+        )
     if not args.per_query:
         per_query = per_query.limit(0)
     name = "relstring" if args.relstring in (None, DEFAULT_LENGTH) else f"relstring_{args.relstring}"

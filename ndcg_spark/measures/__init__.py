@@ -18,7 +18,7 @@ from ndcg_spark.measures.catalogue import (
     trec_eval_order,
 )
 from ndcg_spark.measures.declaration import GEOMETRIC, MEAN, MIN_GEO_MEAN, SUM, Declaration, Ingredients, Measure
-from ndcg_spark.measures.names import NAMED_SETS, measures_of_set, parse_measures, supported_names, takes_cutoff
+from ndcg_spark.measures.names import NAMED_SETS, measures_of_set, parse_measures, scored, supported_names, takes_cutoff
 
 __all__ = [
     "BY_NAME",
@@ -44,6 +44,7 @@ __all__ = [
     "printed_per_query",
     "parse_measures",
     "report_order",
+    "scored",
     "supported_names",
     "takes_cutoff",
     "trec_eval_order",

@@ -50,13 +50,16 @@ def parse_measures(entries: str | Iterable[str]) -> tuple[Measure, ...]:
 
 
 def measures_of_set(name: str) -> list[Measure]:
-    """trec_eval's named set (all_trec, official): every supported member at its defaults. The
-    members not supported yet are named in one warning, so that a missing line is never silent."""
+    """trec_eval's named set (all_trec, official): every supported member at its defaults, and its
+    text members (runid, relstring) for trec_eval's printed report. The members not supported yet
+    are named in one warning, so that a missing line is never silent."""
     members = [declaration for declaration in catalogue.CATALOGUE if name in declaration.sets]
     missing = [declaration.name for declaration in members if not declaration.supported and not declaration.text]
     if missing:
         _log.warning("%s: trec_eval's %s not supported yet, left out", name, ", ".join(missing))
-    return [measure for declaration in members if declaration.supported for measure in declaration.default_measures()]
+    # The text members (runid, relstring) stay, for trec_eval's printed report; nothing scores them.
+    kept = [declaration for declaration in members if declaration.supported or declaration.text]
+    return [measure for declaration in kept for measure in declaration.default_measures()]
 
 
 def _entry(entry: str) -> list[Measure]:
@@ -167,6 +170,11 @@ def _number(entry: str, text: str) -> float:
         return float(text.strip())
     except ValueError:
         raise ConfigError(f"measure {entry!r}: {text!r} is not a number") from None
+
+
+def scored(measures: Iterable[Measure]) -> list[Measure]:
+    """The measures that have per-query values: all but the text ones (runid, relstring)."""
+    return [measure for measure in measures if not catalogue.BY_NAME[measure.name].text]
 
 
 def takes_cutoff(name: str) -> bool:

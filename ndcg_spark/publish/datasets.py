@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from urllib.parse import quote
 
 from pyspark.sql import DataFrame
@@ -15,7 +16,16 @@ from ndcg_spark.report.result import Report
 from ndcg_spark.report.trec_eval import report_lines, sorted_lines
 
 
-def report_datasets(report: Report, trec_eval_report: bool, gate_rows: int | None = None) -> list[Dataset]:
+@dataclass(frozen=True)
+class TrecEvalText:
+    """What trec_eval's printed report holds beyond the per-query rows: the runid line, and each
+    list's relstring (run_id, query_id, relstring), when the measures asked for them."""
+
+    runid: bool = False
+    relstrings: DataFrame | None = None
+
+
+def report_datasets(report: Report, trec_eval: TrecEvalText | None, gate_rows: int | None = None) -> list[Dataset]:
     """Every dataset of the report, in publication order, with the rows the evaluation counted
     for it (`gate_rows`: the gate's verdict's). The small ones hold the rows already collected:
     exactly what was printed."""
@@ -30,19 +40,22 @@ def report_datasets(report: Report, trec_eval_report: bool, gate_rows: int | Non
         datasets.append(Dataset(SLICES_DIR, report.slices, len(evaluation.slices)))
     if report.gate is not None and gate_rows is not None:
         datasets.append(Dataset(GATE_DIR, report.gate, gate_rows))
-    if trec_eval_report:
-        datasets += _trec_datasets(report.per_query, report.summary, evaluation)
+    if trec_eval is not None:
+        datasets += _trec_datasets(report.per_query, report.summary, evaluation, trec_eval)
     return datasets
 
 
-def _trec_datasets(per_query: DataFrame, summary: DataFrame, evaluation: Evaluation) -> list[Dataset]:
+def _trec_datasets(per_query: DataFrame, summary: DataFrame, evaluation: Evaluation, text: TrecEvalText) -> list[Dataset]:
     """One trec_eval -q style text per run: its per-query lines and its 'all' lines."""
-    lines = report_lines(per_query, summary)
+    lines = report_lines(per_query, summary, text.relstrings, runid=text.runid)
     datasets = []
     for run in evaluation.run_ids:
         rows = [row for row in evaluation.summary if row[c.RUN_ID] == run]
-        # Per query, the measures trec_eval prints per query; then every 'all' line.
+        # Per query, the measures trec_eval prints per query (and relstring); then every 'all'
+        # line (and runid).
+        queries = max((row[c.NUM_QUERIES] for row in rows), default=0)
         expected = sum(row[c.NUM_QUERIES] for row in rows if printed_per_query(row[c.MEASURE])) + len(rows)
+        expected += (queries if text.relstrings is not None else 0) + (1 if text.runid else 0)
         name = f"{TREC_EVAL_DIR}/{c.RUN_ID}={quote(run, safe='')}"
         datasets.append(Dataset(name, sorted_lines(lines, run), expected, text=True))
     return datasets

@@ -24,7 +24,7 @@ from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
 from ndcg_spark.frames import indicator, sql_name
-from ndcg_spark.measures import NDCG_MEASURES, Measure, declaration_of
+from ndcg_spark.measures import NDCG_MEASURES, Measure, declaration_of, scored
 from ndcg_spark.option_values import GainTable
 from ndcg_spark.scoring.ranking import BIGINT, CUM_RELEVANT, at_cutoff
 
@@ -498,7 +498,7 @@ def binary_of(measures: Sequence[Measure], level: int, gains: GainTable = ()) ->
     """The measures beside NDCG among `measures`, or None when there are none (NDCG alone), with
     their formulas built (and so what they need recorded). gains: the custom gains (a grade >= 1
     may gain 0 there, so relevance cannot be read from gains)."""
-    chosen = tuple(measure for measure in measures if measure.name not in NDCG_MEASURES)
+    chosen = tuple(measure for measure in scored(measures) if measure.name not in NDCG_MEASURES)
     if not chosen:
         return None
     by_gain = level == 1 and not gains
