@@ -22,7 +22,7 @@ from ndcg_spark import columns as c
 from ndcg_spark.api import evaluate
 from ndcg_spark.checks.inputs import ARE_NAN
 from ndcg_spark.errors import ConfigError, InputError
-from ndcg_spark.measures import NDCG_MEASURES, Measure, parse_measures, takes_cutoff
+from ndcg_spark.measures import NDCG_MEASURES, Measure, declaration_of, parse_measures, takes_cutoff
 from ndcg_spark.options import GAIN_LINEAR, Gain
 
 DEFAULT_K = 10
@@ -170,8 +170,9 @@ class NdcgEvaluator(Evaluator, HasLabelCol, HasPredictionCol, DefaultParamsReada
         return self._set(predictionCol=value)
 
     def isLargerBetter(self) -> bool:
-        """True: every measure it computes rises as the ranking improves."""
-        return True
+        """The measure's own direction (its declaration's): True for NDCG and most, False where a
+        lower value is the better ranking (unj, rbp_resid)."""
+        return declaration_of(measure_of(self.getMetricName(), self.getK())).larger_is_better
 
     def _columns(self) -> dict[str, str]:
         """The evaluator's column parameters and the columns they name, in the order a reader

@@ -340,8 +340,8 @@ PEERS = {
 DEFAULT_PEERS = ("duckdb", "pytrec_eval", "ranx")
 # Run with spark-submit, like the job.
 SPARK_PEERS = {"bare_ndcg": BARE_NDCG, "bare_ndcg_output": BARE_NDCG_OUTPUT, "spark_ranking_metrics": SPARK_RANKING_METRICS}
-# What --breakdown runs again with the event log: the job's runs (with their step log), then the
-# bare queries (the event log alone), to read side by side.
+# What --breakdown runs again with the event log: the job's runs (with their step log; every
+# job_measures_* of --measures too), then the bare queries (the event log alone), side by side.
 BREAKDOWN_JOBS = ("job", "job_from", "job_measures")
 BREAKDOWN_PEERS = ("bare_ndcg", "bare_ndcg_output")
 # Same semantics as the job (trec_eval's tie order included): a disagreement is a bug somewhere.
@@ -732,7 +732,7 @@ def main() -> None:
             " binary relevance from Python (see docs/performance.md)",
         ]
     if args.breakdown:
-        jobs = [tool for tool in tools if tool.name in BREAKDOWN_JOBS]
+        jobs = [tool for tool in tools if tool.name in BREAKDOWN_JOBS or tool.name.startswith("job_measures")]
         bare = [tool for tool in timed_tools if tool.name in BREAKDOWN_PEERS]
         parts = {tool.name: breakdown(tool, env, scripts / f"events-{tool.name}") for tool in [*jobs, *bare]}
         report["breakdown"] = parts

@@ -126,3 +126,63 @@ def _measure(
                 above += 1
         return score / total if total else 0.0
     raise ValueError(name)
+
+
+def _lround(value: float) -> int:
+    """C's lround for the non-negative values here: halves away from zero."""
+    return int(math.floor(value + 0.5))
+
+
+def _iprec(flags: Sequence[bool], relevant: int, recall: float) -> float:
+    """trec_eval 10.0's m_iprec_at_recall.c, as its loop runs: from the list's end, the highest
+    precision so far, read when the running count of relevant documents reaches the level's."""
+    found = sum(flags)
+    cut = _lround(recall * relevant)
+    if cut > found or not flags:
+        return 0.0
+    best, so_far = found / len(flags), found
+    for i in range(len(flags), 0, -1):
+        if so_far == 0:
+            break
+        best = max(best, so_far / i)
+        if flags[i - 1]:
+            if so_far == cut:
+                return best
+            so_far -= 1
+    return best
+
+
+def trec_eval_extras(
+    results: Iterable[tuple[str, str, str, float]],
+    judgments: Iterable[tuple[str, str, int]],
+    level: int = 1,
+    complete: bool = False,
+    judged_only: bool = False,
+    max_depth: int | None = None,
+) -> dict[tuple[str, str, str], float]:
+    """(run, query, trec_eval's printed name) -> value of unj_5,10,20, rbp, rbp_resid,
+    iprec_at_recall_* and 11pt_avg: the measures pytrec_eval lacks, or computes with trec_eval 9's
+    rule (iprec_at_recall's levels as (long)(x * R + 0.9), where 10.0 rounds)."""
+    levels = [i / 10 for i in range(11)]
+    values = {}
+    for run, query, ranked, judged in ranked_lists(results, judgments, complete, judged_only, max_depth):
+        grades = [judged.get(doc) for doc in ranked]
+        relevant = sum(1 for grade in judged.values() if grade >= level)
+        flags = [grade is not None and grade >= level for grade in grades]
+        for k in (5, 10, 20):
+            unjudged = sum(1 for grade in grades[:k] if grade is None or grade < 0)
+            values[(run, query, f"unj_{k}")] = unjudged / k
+        top = max([grade for grade in judged.values() if grade >= 0], default=0)
+        scale = top if top > 1 else 1
+        p = 0.9
+        values[(run, query, "rbp")] = (1 - p) * sum(
+            (grade / scale) * p**i for i, grade in enumerate(grades) if grade is not None and grade > 0
+        )
+        unjudged_weight = sum(p**i for i, grade in enumerate(grades) if grade is None or grade < 0)
+        any_unjudged = any(grade is None or grade < 0 for grade in grades)
+        values[(run, query, "rbp_resid")] = p ** len(grades) + (1 - p) * unjudged_weight if any_unjudged else 0.0
+        points = [_iprec(flags, relevant, recall) for recall in levels]
+        for recall, point in zip(levels, points, strict=True):
+            values[(run, query, f"iprec_at_recall_{recall:.2f}")] = point
+        values[(run, query, "11pt_avg")] = sum(points) / len(points)
+    return values

@@ -522,6 +522,7 @@ CATALOGUE: tuple[Declaration, ...] = (
         report=41,
         combine=SUM,
         whole=True,
+        larger_is_better=False,
     ),
     RBP,
     Declaration(
@@ -532,6 +533,7 @@ CATALOGUE: tuple[Declaration, ...] = (
         "m_rbp_resid.c",
         _rbp_resid,
         report=43,
+        larger_is_better=False,
     ),
     Declaration(
         "unj",
@@ -542,6 +544,7 @@ CATALOGUE: tuple[Declaration, ...] = (
         report=44,
         params=CUTOFFS,
         defaults=(5.0, 10.0, 20.0),
+        larger_is_better=False,
     ),
 )
 

@@ -145,7 +145,9 @@ class Declaration:
     (gm_map prints only 'all'). whole: printed as a whole number (the counts). ir_cutoff: a
     cutoff that only ir_measures' syntax takes (RR@10; trec_eval has no recip_rank.10).
     bounded: every per-query value lies in [-1, 1] (what the summary's exact sums take; utility's
-    do not). text: not a number (runid, relstring): only trec_eval's printed report has it."""
+    do not). text: not a number (runid, relstring): only trec_eval's printed report has it.
+    larger_is_better: whether a higher value is a better ranking (False for unj, rbp_resid,
+    num_nonrel_judged_ret; what NdcgEvaluator.isLargerBetter says)."""
 
     name: str
     summary: str
@@ -164,6 +166,7 @@ class Declaration:
     ir_cutoff: bool = False
     bounded: bool = True
     text: bool = False
+    larger_is_better: bool = True
 
     @property
     def supported(self) -> bool:

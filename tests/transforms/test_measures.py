@@ -11,6 +11,7 @@ from ndcg_spark import columns as c
 from ndcg_spark.api import evaluate
 from ndcg_spark.measures import parse_measures
 from ndcg_spark.scoring.summary import summarize
+from tests import oracle
 from tests.conftest import rows_frame, scored_per_query
 from tests.references import Judgments, Results, _evaluated, generated, pytrec_values
 from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
@@ -210,3 +211,45 @@ def test_the_catalogues_other_measures_equal_pytrec_eval(
         got = {key: value for key, value in got.items() if key in want}
     assert set(got) == set(want) and len(want) > 20 * len(printed)
     assert {key: (value, want[key]) for key, value in got.items() if abs(value - want[key]) > 1e-9} == {}
+
+
+ORACLE_ASKED = ["unj", "rbp", "rbp_resid", "iprec_at_recall", "11pt_avg"]
+
+
+@pytest.mark.parametrize(("level", "judged_only", "max_depth", "complete"), VARIANTS)
+def test_the_measures_pytrec_eval_lacks_equal_the_oracle(
+    spark: SparkSession, level: int, judged_only: bool, max_depth: int | None, complete: bool
+) -> None:
+    """unj, rbp and rbp_resid (not in pytrec_eval), iprec_at_recall and 11pt_avg (trec_eval 10.0's
+    rule, not pytrec_eval's 9), per query and on the mean, against tests/oracle.py."""
+    results, judgments = generated(seed=37)
+    report = evaluate(
+        rows_frame(spark, judgments, JUDGMENTS_DDL),
+        rows_frame(spark, [(*row, None) for row in results], RESULTS_DDL),
+        ks=[5],
+        measures=ORACLE_ASKED,
+        relevance_level=level,
+        judged_only=judged_only,
+        max_depth=max_depth,
+        complete=complete,
+    )
+    printed = {m.trec_eval: (m.reported, m.k) for m in parse_measures(ORACLE_ASKED)}
+    got = {
+        (row[c.RUN_ID], row[c.QUERY_ID], name): row[c.VALUE]
+        for row in report.per_query.collect()
+        for name, key in printed.items()
+        if (row[c.MEASURE], row[c.K]) == key
+    }
+    means = {
+        (row[c.RUN_ID], name): row[c.VALUE]
+        for row in report.evaluation.summary
+        for name, key in printed.items()
+        if (row[c.MEASURE], row[c.K]) == key
+    }
+    report.unpersist()
+    want = oracle.trec_eval_extras(results, judgments, level, complete, judged_only, max_depth)
+    assert set(got) == set(want) and len(want) > 20 * len(printed)
+    assert {key: (value, want[key]) for key, value in got.items() if abs(value - want[key]) > 1e-9} == {}
+    for (run, name), mean in means.items():
+        values = [value for (r, _, n), value in want.items() if (r, n) == (run, name)]
+        assert mean == pytest.approx(sum(values) / len(values), abs=1e-12)

@@ -136,3 +136,16 @@ def test_the_docs_list_the_catalogue_exactly() -> None:
         page = handle.read()
     start, end = page.index(catalogue_table.START), page.index(catalogue_table.END) + len(catalogue_table.END)
     assert page[start:end] == catalogue_table.table()
+
+
+def test_the_evaluator_says_which_way_is_better_as_the_measure_is_declared() -> None:
+    """CrossValidator keeps the model with the best metric: for unj (the share unjudged) the
+    lowest, for NDCG and map the highest."""
+    from ndcg_spark.tuning import NdcgEvaluator
+
+    assert [NdcgEvaluator(metricName=name).isLargerBetter() for name in ("ndcgAtK", "map", "unj.10", "rbp_resid")] == [
+        True,
+        True,
+        False,
+        False,
+    ]
