@@ -17,7 +17,6 @@ POSITION = "position"
 CUM_DCG = "cum_dcg"
 IDEAL_POSITION = "ideal_position"
 CUM_IDCG = "cum_idcg"
-CUTOFFS = "cutoffs"
 # With several results inputs: the index of the input a row came from.
 INPUT = "_input"
 

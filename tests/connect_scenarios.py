@@ -157,13 +157,15 @@ def refusals(spark: SparkSession, scratch: Path) -> Result:
 
 
 def trec_files(spark: SparkSession, scratch: Path) -> Result:
-    """read_qrels and read_run on trec_eval's text files, then evaluate."""
+    """read_qrels and read_run on trec_eval's text files, then evaluate every measure of all_trec
+    (the arrays and lambdas of G, ndcg_rel and Rndcg included)."""
     results, judgments = generated(seed=9)
     qrels, run = scratch / "qrels.txt", scratch / "run.txt"
     qrels.write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in judgments))
     run.write_text("".join(f"{q} Q0 {d} {i} {s} {r}\n" for i, (r, q, d, s) in enumerate(results, 1)))
     judged, retrieved = read_qrels(spark, str(qrels)), read_run(spark, str(run))
-    return {"qrels": _rows(judged), "run": _rows(retrieved), **_report(evaluate(judged, retrieved, ks=(5,)))}
+    report = evaluate(judged, retrieved, ks=(5,), measures=["all_trec"])
+    return {"qrels": _rows(judged), "run": _rows(retrieved), **_report(report)}
 
 
 def tuning_frame(spark: SparkSession) -> DataFrame:

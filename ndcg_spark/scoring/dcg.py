@@ -345,7 +345,7 @@ def measured(pairs: DataFrame, rows: Sequence[MeasuredRow]) -> DataFrame:
     columns (value_column, judged_column): what both the long per_query rows and the summary
     read. Computing them once, in a projection of their own, keeps the code Spark generates for
     the long rows small (24 measures' expressions inline in one explode fell back from
-    whole-stage code generation and ran ten times slower)."""
+    whole-stage code generation and ran ten times slower); the long rows then stack them."""
     query_id, retrieved = sql_name(c.QUERY_ID), sql_name(c.NUM_RETRIEVED)
     columns, _ = _fields(rows)
     return pairs.select(
@@ -355,11 +355,6 @@ def measured(pairs: DataFrame, rows: Sequence[MeasuredRow]) -> DataFrame:
         c.NUM_JUDGED,
         *[F.expr(f"{text} AS {sql_name(name)}") for name, text in columns.items()],
     )
-
-
-def _struct(fields: dict[str, str]) -> str:
-    named = [f"'{name}', {value}" for name, value in fields.items()]
-    return f"named_struct({', '.join(named)})"
 
 
 PER_QUERY_COLUMNS = (
@@ -385,7 +380,12 @@ def per_query_rows(pairs: DataFrame, plan: ScoringPlan) -> DataFrame:
     'ndcg', k NULL. `value` holds every measure's value, `ndcg` the NDCG rows' (NULL on the
     others). `variant` (Options.variant) says how the values were computed."""
     rows, variant = measured_rows(plan), plan.variant
-    structs = ", ".join(_struct(fields) for fields in _fields(rows)[1])
+    fields = _fields(rows)[1]
+    names = list(fields[0])
+    # stack() rather than explode(array(named_struct(...))): no array or struct built per row,
+    # and half the time for all_trec's 98 rows per query (docs/performance.md).
+    cells = ", ".join(row[name] for row in fields for name in names)
+    stacked = f"stack({len(fields)}, {cells}) AS ({', '.join(sql_name(name) for name in names)})"
     is_ndcg = F.col(c.MEASURE).isin(*NDCG_MEASURES)
     computed = {
         c.NDCG: F.when(is_ndcg, F.col(c.VALUE)).alias(c.NDCG),
@@ -393,13 +393,6 @@ def per_query_rows(pairs: DataFrame, plan: ScoringPlan) -> DataFrame:
     }
     return (
         measured(pairs, rows)
-        .select(
-            c.RUN_ID,
-            c.QUERY_ID,
-            c.NUM_RETRIEVED,
-            c.NUM_JUDGED,
-            F.expr(f"explode(array({structs})) AS {sql_name(c.CUTOFFS)}"),
-        )
-        .select("*", f"{c.CUTOFFS}.*")
+        .select(c.RUN_ID, c.QUERY_ID, c.NUM_RETRIEVED, c.NUM_JUDGED, F.expr(stacked))
         .select(*[computed.get(name, F.col(name)) for name in PER_QUERY_COLUMNS])
     )
