@@ -9,7 +9,7 @@ from pyspark.sql import SparkSession
 
 from ndcg_spark import columns as c
 from ndcg_spark.api import evaluate
-from ndcg_spark.measures import parse_measures
+from ndcg_spark.measures import SUM, combine_of, parse_measures
 from ndcg_spark.scoring.summary import summarize
 from tests import oracle
 from tests.conftest import rows_frame, scored_per_query
@@ -180,37 +180,59 @@ CATALOGUE_ASKED = [
 ]
 
 
-@pytest.mark.parametrize(("level", "judged_only", "max_depth", "complete"), VARIANTS)
-def test_the_catalogues_other_measures_equal_pytrec_eval(
-    spark: SparkSession, level: int, judged_only: bool, max_depth: int | None, complete: bool
-) -> None:
-    results, judgments = generated(seed=29)
+def _scored(
+    spark: SparkSession, seed: int, asked: list[str], level: int, judged_only: bool, max_depth: int | None, complete: bool
+) -> tuple[Results, Judgments, dict[tuple[str, str, str], float], dict[tuple[str, str], float]]:
+    """The generated inputs of `seed` and, by trec_eval's printed name, each (run, query)'s value
+    and each run's summary value of the measures `asked`."""
+    results, judgments = generated(seed=seed)
     report = evaluate(
         rows_frame(spark, judgments, JUDGMENTS_DDL),
         rows_frame(spark, [(*row, None) for row in results], RESULTS_DDL),
         ks=[5],
-        measures=CATALOGUE_ASKED,
+        measures=asked,
         relevance_level=level,
         judged_only=judged_only,
         max_depth=max_depth,
         complete=complete,
     )
-    printed = {m.trec_eval: (m.reported, m.k) for m in parse_measures(CATALOGUE_ASKED)}
+    printed = {(m.reported, m.k): m.trec_eval for m in parse_measures(asked)}
     got = {
-        (row[c.RUN_ID], row[c.QUERY_ID], name): row[c.VALUE]
+        (row[c.RUN_ID], row[c.QUERY_ID], printed[(row[c.MEASURE], row[c.K])]): row[c.VALUE]
         for row in report.per_query.collect()
-        for name, key in printed.items()
-        if (row[c.MEASURE], row[c.K]) == key
+        if (row[c.MEASURE], row[c.K]) in printed
+    }
+    means = {
+        (row[c.RUN_ID], printed[(row[c.MEASURE], row[c.K])]): row[c.VALUE]
+        for row in report.evaluation.summary
+        if (row[c.MEASURE], row[c.K]) in printed
     }
     report.unpersist()
+    return results, judgments, got, means
+
+
+def _combined(want: dict[tuple[str, str, str], float], run: str, name: str) -> float:
+    """trec_eval's 'all' of the per-query values `want` of a run: a sum for the counts, else a mean."""
+    values = [value for (r, _, n), value in want.items() if (r, n) == (run, name)]
+    return sum(values) if combine_of(name) == SUM else sum(values) / len(values)
+
+
+@pytest.mark.parametrize(("level", "judged_only", "max_depth", "complete"), VARIANTS)
+def test_the_catalogues_other_measures_equal_pytrec_eval(
+    spark: SparkSession, level: int, judged_only: bool, max_depth: int | None, complete: bool
+) -> None:
+    results, judgments, got, means = _scored(spark, 29, CATALOGUE_ASKED, level, judged_only, max_depth, complete)
+    names = {name for _, _, name in got}
     want = {}
     for run, query, measured in _evaluated(_cut(results, max_depth), judgments, set(CATALOGUE_ASKED), level, judged_only):
-        want.update({(run, query, name): measured[name] for name in printed})
-    if complete:
-        assert {key for key in got if key not in want}, "with complete, the judged queries a run lacks are scored too"
-        got = {key: value for key, value in got.items() if key in want}
-    assert set(got) == set(want) and len(want) > 20 * len(printed)
+        want.update({(run, query, name): measured[name] for name in names})
+    if complete:  # a judged query a run lacks scores as an empty list, as trec_eval -c; num_rel is its R
+        relevant = {query: sum(1 for q, _, grade in judgments if q == query and grade >= level) for query, _, _ in judgments}
+        for run, query, name in got:
+            want.setdefault((run, query, name), float(relevant[query]) if name == "num_rel" else 0.0)
+    assert set(got) == set(want) and len(want) > 20 * len(names)
     assert {key: (value, want[key]) for key, value in got.items() if abs(value - want[key]) > 1e-9} == {}
+    assert {key: mean for key, mean in means.items() if abs(mean - _combined(want, *key)) > 1e-9} == {}
 
 
 ORACLE_ASKED = ["unj", "rbp", "rbp_resid", "iprec_at_recall", "11pt_avg"]
@@ -222,34 +244,8 @@ def test_the_measures_pytrec_eval_lacks_equal_the_oracle(
 ) -> None:
     """unj, rbp and rbp_resid (not in pytrec_eval), iprec_at_recall and 11pt_avg (trec_eval 10.0's
     rule, not pytrec_eval's 9), per query and on the mean, against tests/oracle.py."""
-    results, judgments = generated(seed=37)
-    report = evaluate(
-        rows_frame(spark, judgments, JUDGMENTS_DDL),
-        rows_frame(spark, [(*row, None) for row in results], RESULTS_DDL),
-        ks=[5],
-        measures=ORACLE_ASKED,
-        relevance_level=level,
-        judged_only=judged_only,
-        max_depth=max_depth,
-        complete=complete,
-    )
-    printed = {m.trec_eval: (m.reported, m.k) for m in parse_measures(ORACLE_ASKED)}
-    got = {
-        (row[c.RUN_ID], row[c.QUERY_ID], name): row[c.VALUE]
-        for row in report.per_query.collect()
-        for name, key in printed.items()
-        if (row[c.MEASURE], row[c.K]) == key
-    }
-    means = {
-        (row[c.RUN_ID], name): row[c.VALUE]
-        for row in report.evaluation.summary
-        for name, key in printed.items()
-        if (row[c.MEASURE], row[c.K]) == key
-    }
-    report.unpersist()
+    results, judgments, got, means = _scored(spark, 37, ORACLE_ASKED, level, judged_only, max_depth, complete)
     want = oracle.trec_eval_extras(results, judgments, level, complete, judged_only, max_depth)
-    assert set(got) == set(want) and len(want) > 20 * len(printed)
+    assert set(got) == set(want) and len(want) > 20 * len({name for _, _, name in got})
     assert {key: (value, want[key]) for key, value in got.items() if abs(value - want[key]) > 1e-9} == {}
-    for (run, name), mean in means.items():
-        values = [value for (r, _, n), value in want.items() if (r, n) == (run, name)]
-        assert mean == pytest.approx(sum(values) / len(values), abs=1e-12)
+    assert {key: mean for key, mean in means.items() if abs(mean - _combined(want, *key)) > 1e-12} == {}
