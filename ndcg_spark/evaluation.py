@@ -137,23 +137,28 @@ def evaluate_checked(
 ) -> tuple[DataFrame, Evaluation]:
     """Validate and score; returns the per-query report (a plan over the materialized rows) and
     the summary, comparison, slices and counts, collected (a few rows per run and cutoff)."""
+    plan = ScoringPlan.of(options)
     with step("main pass") as counts:
-        scoring = main_pass(judgments, results, ScoringPlan.of(options))
+        scoring = main_pass(judgments, results, plan)
         scored = score_pairs(scoring, materialize)
         result_rows = scored.results.rows_read
         counts.update(judgment_rows=scored.judgments.rows_read, result_rows=result_rows, pair_rows=scored.pair_rows)
     settings = post_pass_settings(spark, result_rows, scored.pair_rows)
     with session_settings(spark, settings):
-        per_query, evaluation = _report(spark, scored, options, results.sources, slice_input)
+        per_query, evaluation = _report(spark, scored, options, plan, results.sources, slice_input)
     return per_query, replace(evaluation, post_pass=settings)
 
 
 def _report(
-    spark: SparkSession, scored: Scored, options: Options, sources: tuple[str, ...], slice_input: SliceSource | None
+    spark: SparkSession,
+    scored: Scored,
+    options: Options,
+    plan: ScoringPlan,
+    sources: tuple[str, ...],
+    slice_input: SliceSource | None,
 ) -> tuple[DataFrame, Evaluation]:
     """The summary, comparison and slices, from the materialized (run, query) rows."""
     pairs, judged, retrieved = scored.pairs, scored.judgments, scored.results
-    plan = ScoringPlan.of(options)
     evaluated = evaluated_pairs(pairs, plan)
     per_query = per_query_rows(evaluated, plan)
     with step("summary") as counts:

@@ -11,6 +11,7 @@ from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 
+from ndcg_spark import columns as c
 from ndcg_spark import progress
 from ndcg_spark.comparison.gate import Verdict
 from ndcg_spark.comparison.verdict import format_verdict
@@ -106,10 +107,9 @@ def evaluate_paths(spark: SparkSession, config: JobConfig, staging: Staging) -> 
         texts = printed_relstrings(
             judgments.frame,
             results.frame,
-            per_query,
+            per_query.select(c.RUN_ID, c.QUERY_ID).distinct(),
             judged_only=options.judged_only,
             max_depth=options.max_depth,
-            complete=options.complete,
         )
     return per_query, evaluation, texts
 

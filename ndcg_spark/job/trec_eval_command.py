@@ -23,11 +23,11 @@ from ndcg_spark.api import evaluate
 from ndcg_spark.errors import ConfigError, InputError
 from ndcg_spark.io.trec import QRELS, RUN, read_trec
 from ndcg_spark.job.session import BASE_CONF, quiet_conf
-from ndcg_spark.measures import Measure, parse_measures
+from ndcg_spark.measures import Measure, parse_measures, scored
 from ndcg_spark.measures.declaration import OFFICIAL
 from ndcg_spark.option_values import ColumnNames
 from ndcg_spark.report.relstring import DEFAULT_LENGTH, printed_relstrings
-from ndcg_spark.report.trec_eval import report_lines, sorted_lines
+from ndcg_spark.report.trec_eval import ALL_QUERIES, report_lines, runid_line, sorted_lines
 
 COMMAND = "trec_eval"
 # trec_eval 10.0's flags this command does not take, and what each is.
@@ -75,7 +75,8 @@ def _whole(flag: str, text: str) -> int:
 def parse(argv: Sequence[str]) -> TrecEvalArgs:
     """trec_eval's flags (a value glued to its flag, -l2, or the next argument, -l 2), then the
     qrels and the run. A usage error names the flag."""
-    flags: dict[str, object] = {}
+    switches: set[str] = set()
+    numbers: dict[str, int] = {}
     measures: list[str] = []
     warnings: list[str] = []
     positional: list[str] = []
@@ -91,7 +92,7 @@ def parse(argv: Sequence[str]) -> TrecEvalArgs:
         if flag in UNSUPPORTED:
             raise ConfigError(f"trec_eval {flag} ({UNSUPPORTED[flag]}) is not supported by ndcg-spark trec_eval")
         if letter in "qcJn" and not glued:
-            flags[letter] = True
+            switches.add(letter)
         elif letter in "lmM":
             if not glued and not items:
                 raise ConfigError(f"trec_eval {flag} needs a value ({USAGE})")
@@ -99,24 +100,22 @@ def parse(argv: Sequence[str]) -> TrecEvalArgs:
             if letter == "m":
                 measures.append(value)
             else:
-                flags[letter] = _whole(flag, value)
+                numbers[letter] = _whole(flag, value)
         else:
             raise ConfigError(f"trec_eval {item}: unknown flag ({USAGE})")
     if len(positional) != 2:
         raise ConfigError(f"trec_eval takes a qrels file and a run file ({USAGE})")
     asked, gains, gains_text, relstring = _measures(measures or [OFFICIAL], warnings)
     parse_measures(asked or [OFFICIAL])  # an unknown measure is a usage error now, before Spark starts
-    level = int(flags.get("l", 1))  # type: ignore[call-overload]
-    depth = flags.get("M")
     return TrecEvalArgs(
         positional[0],
         positional[1],
-        per_query=bool(flags.get("q")),
-        complete=bool(flags.get("c")),
-        judged_only=bool(flags.get("J")),
-        summary=not flags.get("n"),
-        level=level,
-        max_depth=None if depth is None else int(depth),  # type: ignore[call-overload]
+        per_query="q" in switches,
+        complete="c" in switches,
+        judged_only="J" in switches,
+        summary="n" not in switches,
+        level=numbers.get("l", 1),
+        max_depth=numbers.get("M"),
         measures=tuple(asked),
         ndcg_gains=gains,
         ndcg_gains_text=gains_text,
@@ -177,23 +176,26 @@ def _printed(
     return per_query.filter(wanted), summary.filter(wanted)
 
 
-def _score(spark: SparkSession, args: TrecEvalArgs, judgments: DataFrame, results: DataFrame) -> tuple[DataFrame, DataFrame]:
-    """per_query and summary of what -m asked. trec_eval gives ndcg's gains to ndcg alone: with
-    gains, ndcg is scored apart and the rest without them."""
-    asked = parse_measures(args.measures)
+def _score(args: TrecEvalArgs, judgments: DataFrame, results: DataFrame) -> tuple[DataFrame, DataFrame, DataFrame]:
+    """per_query and summary of what -m asked, and the (run, query) pairs evaluated. trec_eval
+    gives ndcg's gains to ndcg alone: with gains, ndcg is scored apart and the rest without them."""
+    asked = scored(parse_measures(args.measures)) if args.measures else []
     options: dict[str, Any] = {"complete": args.complete, "judged_only": args.judged_only, "max_depth": args.max_depth}
-    plain = [m.asked for m in asked if not (args.ndcg_gains and m.name == c.MEASURE_UNCUT)]
+    plain = tuple(m for m in asked if not (args.ndcg_gains and m.name == c.MEASURE_UNCUT))
     frames = []
-    if plain:
-        report = evaluate(judgments, results, ks=(10,), measures=plain, relevance_level=args.level, **options)
-        frames.append(_printed(report.per_query, report.summary, parse_measures(plain), ""))
+    if plain or not args.ndcg_gains:  # nothing numeric asked (-m relstring): the pairs alone
+        measures = [m.asked for m in plain]
+        report = evaluate(judgments, results, ks=(10,), measures=measures, relevance_level=args.level, **options)
+        frames.append(_printed(report.per_query, report.summary, plain, ""))
+        pairs = report.per_query.select(c.RUN_ID, c.QUERY_ID).distinct()
     if args.ndcg_gains:
         gained = evaluate(judgments, results, ks=(10,), gains=dict(args.ndcg_gains), relevance_level=args.level, **options)
         frames.append(_printed(gained.per_query, gained.summary, (Measure(c.MEASURE_UNCUT),), args.ndcg_gains_text))
+        pairs = gained.per_query.select(c.RUN_ID, c.QUERY_ID).distinct()
     per_query, summary = frames[0]
     for more_per_query, more_summary in frames[1:]:
         per_query, summary = per_query.unionByName(more_per_query), summary.unionByName(more_summary)
-    return per_query, summary
+    return per_query, summary, pairs
 
 
 def run(spark: SparkSession, args: TrecEvalArgs) -> list[str]:
@@ -204,23 +206,26 @@ def run(spark: SparkSession, args: TrecEvalArgs) -> list[str]:
     runs = [row[0] for row in results.select(c.RUN_ID).distinct().limit(2).collect()]
     if len(runs) != 1:
         raise InputError(f"run {args.run}: column 'run_id': {len(runs)} run names; trec_eval reads one run per file")
-    per_query, summary = _score(spark, args, judgments, results)
+    per_query, summary, pairs = _score(args, judgments, results)
     texts = None
     if args.relstring is not None and args.per_query:
         texts = printed_relstrings(
             judgments,
             results,
-            per_query,
+            pairs,
             args.relstring,
             judged_only=args.judged_only,
             max_depth=args.max_depth,
-            complete=args.complete,
         )
     if not args.per_query:
         per_query = per_query.limit(0)
     name = "relstring" if args.relstring in (None, DEFAULT_LENGTH) else f"relstring_{args.relstring}"
-    lines = report_lines(per_query, summary, texts, name, summary_lines=args.summary, runid=args.runid)
-    return [row[0] for row in sorted_lines(lines, runs[0]).toLocalIterator()]
+    lines = report_lines(per_query, summary, texts, name, summary_lines=args.summary)
+    printed = [row[0] for row in sorted_lines(lines, runs[0]).toLocalIterator()]
+    if args.runid and args.summary:  # the first of the 'all' lines (runid leads trec_eval's table)
+        first = next((i for i, line in enumerate(printed) if line.split("\t")[1] == ALL_QUERIES), len(printed))
+        printed.insert(first, runid_line(runs[0]))
+    return printed
 
 
 def main(argv: Sequence[str]) -> None:

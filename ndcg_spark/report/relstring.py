@@ -59,15 +59,13 @@ def relstrings(
 def printed_relstrings(
     judgments: DataFrame,
     results: DataFrame,
-    per_query: DataFrame,
+    pairs: DataFrame,
     length: int = DEFAULT_LENGTH,
     *,
     judged_only: bool = False,
     max_depth: int | None = None,
-    complete: bool = False,
 ) -> DataFrame:
-    """relstrings for the (run, query) pairs trec_eval -q prints: those of per_query; with
-    complete (-c) a judged query a run lacks prints an empty string."""
+    """relstrings for the (run, query) pairs trec_eval -q prints (`pairs`: run_id, query_id, the
+    evaluated ones: with complete, -c, a judged query a run lacks prints an empty string)."""
     texts = relstrings(judgments, results, length, judged_only=judged_only, max_depth=max_depth)
-    pairs = per_query.select(c.RUN_ID, c.QUERY_ID).distinct()
     return pairs.join(texts, [c.RUN_ID, c.QUERY_ID], "left").fillna("", subset=[RELSTRING])

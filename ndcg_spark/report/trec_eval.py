@@ -95,6 +95,11 @@ def report_lines(
     return lines.unionByName(_keyed(names, 1, every, name, F.lit(None).cast(T.IntegerType()), line))
 
 
+def runid_line(run_id: str) -> str:
+    """trec_eval's runid line: the run's name, in the 'all' block."""
+    return _TEXT_LINE % (RUNID, ALL_QUERIES, run_id)
+
+
 def sorted_lines(lines: DataFrame, run_id: str) -> DataFrame:
     """One run's lines in trec_eval's order, a total order (a run has one line per query,
     measure's reported name and k)."""

@@ -84,3 +84,15 @@ def test_flags_it_does_not_take_are_refused_before_spark(argv: list[str], named:
     assert main(["trec_eval", *argv]) == EXIT_USAGE
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert line.startswith("ndcg-spark: ") and named in line
+
+
+def test_text_alone(spark: SparkSession, conformance_dir: str) -> None:
+    """-m relstring -m runid: nothing numeric, the lines of text alone."""
+    files = [os.path.join(conformance_dir, name) for name in ("qrels.test", "results.test")]
+    lines = run(spark, parse(["-q", "-m", "relstring", "-m", "runid", *files]))
+    assert lines == [
+        "relstring             \t301\t'0000011000'",
+        "relstring             \t302\t'1101110110'",
+        "relstring             \t303\t'0000000000'",
+        "runid                 \tall\tSTANDARD",
+    ]
