@@ -110,10 +110,9 @@ def _measures(value: Any) -> tuple[Measure, ...]:
     if value is None or (isinstance(value, (list, tuple)) and not value):
         return ()
     items = [value] if isinstance(value, (str, Measure)) else list(value)
-    measures = [item for item in items if isinstance(item, Measure)]
-    if len(measures) == len(items):
-        return tuple(dict.fromkeys(measures))
-    return parse_measures([item.asked if isinstance(item, Measure) else item for item in items])
+    # Measures already parsed stay as they are (RR@10 has no -m form to parse again).
+    parsed = [measure for item in items for measure in ([item] if isinstance(item, Measure) else parse_measures([item]))]
+    return tuple(dict.fromkeys(parsed))
 
 
 MAX_RELEVANCE_LEVEL = 2**31 - 1
