@@ -27,7 +27,7 @@ from ndcg_spark.measures import Measure, parse_measures, scored
 from ndcg_spark.measures.declaration import OFFICIAL
 from ndcg_spark.option_values import ColumnNames
 from ndcg_spark.report.relstring import DEFAULT_LENGTH, printed_relstrings
-from ndcg_spark.report.trec_eval import ALL_QUERIES, report_lines, runid_line, sorted_lines
+from ndcg_spark.report.trec_eval import report_lines, sorted_lines
 
 COMMAND = "trec_eval"
 # trec_eval 10.0's flags this command does not take, and what each is.
@@ -220,12 +220,9 @@ def run(spark: SparkSession, args: TrecEvalArgs) -> list[str]:
     if not args.per_query:
         per_query = per_query.limit(0)
     name = "relstring" if args.relstring in (None, DEFAULT_LENGTH) else f"relstring_{args.relstring}"
-    lines = report_lines(per_query, summary, texts, name, summary_lines=args.summary)
-    printed = [row[0] for row in sorted_lines(lines, runs[0]).toLocalIterator()]
-    if args.runid and args.summary:  # the first of the 'all' lines (runid leads trec_eval's table)
-        first = next((i for i, line in enumerate(printed) if line.split("\t")[1] == ALL_QUERIES), len(printed))
-        printed.insert(first, runid_line(runs[0]))
-    return printed
+    runids = results.select(c.RUN_ID).distinct() if args.runid else None
+    lines = report_lines(per_query, summary, texts, name, summary_lines=args.summary, runids=runids)
+    return [row[0] for row in sorted_lines(lines, runs[0]).toLocalIterator()]
 
 
 def main(argv: Sequence[str]) -> None:

@@ -47,7 +47,8 @@ def report_datasets(report: Report, trec_eval: TrecEvalText | None, gate_rows: i
 
 def _trec_datasets(per_query: DataFrame, summary: DataFrame, evaluation: Evaluation, text: TrecEvalText) -> list[Dataset]:
     """One trec_eval -q style text per run: its per-query lines and its 'all' lines."""
-    lines = report_lines(per_query, summary, text.relstrings, runid=text.runid)
+    runids = summary.select(c.RUN_ID).distinct() if text.runid else None
+    lines = report_lines(per_query, summary, text.relstrings, runids=runids)
     datasets = []
     for run in evaluation.run_ids:
         rows = [row for row in evaluation.summary if row[c.RUN_ID] == run]

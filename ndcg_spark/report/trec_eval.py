@@ -64,13 +64,13 @@ def report_lines(
     relstring_name: str = "relstring",
     *,
     summary_lines: bool = True,
-    runid: bool = False,
+    runids: DataFrame | None = None,
 ) -> DataFrame:
     """trec_eval -q output per run: each query's values (queries in byte order, measures in
     trec_eval's order, each one's parameters and cutoffs ascending; none of the measures trec_eval
     prints for 'all' only, such as gm_map), then the 'all' rows, the run's name (runid) first.
-    relstrings: (run_id, query_id, relstring) to print as `relstring_name` per query. Columns
-    run_id, line, and the sort keys."""
+    relstrings: (run_id, query_id, relstring) to print as `relstring_name` per query; runids:
+    the run names (run_id) to print as runid lines. Columns run_id, line, and the sort keys."""
     measure, k = F.col(c.MEASURE), F.col(c.K)
     summary_only = [declaration.name for declaration in catalogue.CATALOGUE if not declaration.per_query_printed]
     query = F.col(c.QUERY_ID)
@@ -88,16 +88,11 @@ def report_lines(
     every = F.lit(ALL_QUERIES)
     means = _keyed(summary, 1, every, measure, k, _report_line(measure, k, every, F.col(c.VALUE)))
     lines = lines.unionByName(means)
-    if not runid:
+    if runids is None:
         return lines
-    name, names = F.lit(RUNID), summary.select(c.RUN_ID).distinct()
+    name = F.lit(RUNID)
     line = F.format_string(_TEXT_LINE, name, every, F.col(c.RUN_ID))
-    return lines.unionByName(_keyed(names, 1, every, name, F.lit(None).cast(T.IntegerType()), line))
-
-
-def runid_line(run_id: str) -> str:
-    """trec_eval's runid line: the run's name, in the 'all' block."""
-    return _TEXT_LINE % (RUNID, ALL_QUERIES, run_id)
+    return lines.unionByName(_keyed(runids.select(c.RUN_ID), 1, every, name, F.lit(None).cast(T.IntegerType()), line))
 
 
 def sorted_lines(lines: DataFrame, run_id: str) -> DataFrame:
