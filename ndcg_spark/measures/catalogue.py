@@ -609,6 +609,12 @@ def combine_of(name: str) -> str:
     return declaration.combine if declaration else "mean"
 
 
+def is_whole(name: str) -> bool:
+    """Whether the reported measure `name` is a count, printed whole (num_ret, num_rel, ...)."""
+    declaration = BY_NAME.get(family_of(name)[0])
+    return declaration.whole if declaration else False
+
+
 def printed_per_query(name: str) -> bool:
     """Whether trec_eval -q prints the reported measure `name` per query (gm_map: 'all' only)."""
     declaration = BY_NAME.get(family_of(name)[0])

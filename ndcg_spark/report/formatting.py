@@ -10,7 +10,7 @@ from ndcg_spark import columns as c
 from ndcg_spark.comparison import rows as cmp
 from ndcg_spark.evaluation import Evaluation, RunCounts
 from ndcg_spark.formats import format_number, format_p
-from ndcg_spark.measures import label, report_order, trec_eval_order
+from ndcg_spark.measures import is_whole, label, report_order, trec_eval_order
 from ndcg_spark.scoring.slices import SLICE, SLICE_VALUE
 
 LOW_JUDGED_WARNING = 0.5
@@ -33,6 +33,12 @@ def summary_cutoffs(rows: Iterable[Any]) -> list[Column]:
     if len(columns) <= WIDE_COLUMNS:
         return columns
     return sorted(columns, key=lambda column: (trec_eval_order(column[0]), *report_order(*column)[1:]))
+
+
+def format_value(measure: str, value: float | None) -> str:
+    """A summary value as the tables print it: a count (num_ret, ...) whole, as trec_eval prints
+    it, any other measure to 4 decimals."""
+    return format_number(value, 0) if is_whole(measure) else format_number(value)
 
 
 def is_wide(columns: Sequence[Column]) -> bool:
@@ -173,7 +179,7 @@ def format_table(evaluation: Evaluation, complete: str = COMPLETE_FLAG) -> str:
     lines: list[Sequence[str]] = [header]
     baseline = evaluation.comparison[0].baseline if evaluation.comparison else None
     for counts in baseline_first(evaluation.runs, baseline):
-        cells = [format_number(values.get((counts.run_id, *cut))) for cut in cutoffs]
+        cells = [format_value(cut[0], values.get((counts.run_id, *cut))) for cut in cutoffs]
         lines.append([counts.run_id, *cells, str(counts.evaluated), str(counts.missing), str(counts.skipped)])
     table = _aligned(transposed(lines, "measure") if is_wide(cutoffs) else lines)
     notes = [

@@ -30,6 +30,7 @@ from ndcg_spark.report.formatting import (
     comparison_cells,
     format_number,
     format_p,
+    format_value,
     is_wide,
     slice_lines,
     summary_cutoffs,
@@ -85,7 +86,7 @@ def _summary_section(data: ReportData) -> str:
     values = {(row[c.RUN_ID], row[c.MEASURE], row[c.K]): row for row in data.summary}
     rows = []
     for run in _runs(data):
-        cells = [format_number(values[(run, *cut)][c.VALUE]) if (run, *cut) in values else "-" for cut in cutoffs]
+        cells = [format_value(cut[0], values[(run, *cut)][c.VALUE]) if (run, *cut) in values else "-" for cut in cutoffs]
         judged = values.get((run, c.MEASURE_CUT, data.k))
         queries = max(row[c.NUM_QUERIES] for (r, *_), row in values.items() if r == run)
         rows.append([run, *cells, queries, format_number(judged[c.JUDGED_AT_K], 2) if judged else "-"])

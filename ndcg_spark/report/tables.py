@@ -15,6 +15,7 @@ from ndcg_spark.report.formatting import (
     baseline_first,
     format_number,
     format_p,
+    format_value,
     is_wide,
     summary_cutoffs,
     summary_values,
@@ -67,7 +68,7 @@ def _summary_cells(evaluation: Evaluation) -> tuple[list[str], list[list[_Cell]]
         cells = [_Cell(f"{run} (baseline)" if run == baseline else run)]
         for cut in cutoffs:
             value = values.get((run, *cut))
-            cells.append(_Cell(format_number(value), value is not None and value == best[cut], (run, *cut) in marked))
+            cells.append(_Cell(format_value(cut[0], value), value is not None and value == best[cut], (run, *cut) in marked))
         cells.append(_Cell(str(counts.evaluated)))
         rows.append(cells)
     if is_wide(cutoffs):  # a line per measure, a column per run (the best still marked per measure)

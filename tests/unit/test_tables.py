@@ -136,7 +136,7 @@ def test_many_measures_print_a_line_per_measure_in_trec_evals_order() -> None:
     order (num_ret before map before P), in the console, in Markdown and on no wider a table."""
     measures = [("P", k) for k in (5, 10, 15, 20, 30, 100)] + [("map", None), ("num_ret", None), ("recip_rank", None)]
     measures += [("ndcg_cut", k) for k in (5, 10, 20, 100)] + [("iprec_at_recall_0.10", None)]
-    summary = [_summary(run, k, 0.5, name) for run in ("base", "new_1") for name, k in measures]
+    summary = [_summary(run, k, 1500.0 if name == "num_ret" else 0.5, name) for run in ("base", "new_1") for name, k in measures]
     evaluation = replace(_evaluation([]), summary=summary)
     lines = format_table(evaluation).splitlines()
     assert lines[0].split() == ["measure", "base", "new_1"]
@@ -149,4 +149,4 @@ def test_many_measures_print_a_line_per_measure_in_trec_evals_order() -> None:
     ]
     assert lines[len(measures) + 1].split() == ["queries", "3", "3"]
     table = markdown(evaluation, "t").splitlines()
-    assert "| measure | base | new\\_1 |" in table and "| num\\_ret | **0.5000** | **0.5000** |" in table
+    assert "| measure | base | new\\_1 |" in table and "| num\\_ret | **1500** | **1500** |" in table  # a count, whole
