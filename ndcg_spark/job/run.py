@@ -34,7 +34,7 @@ from ndcg_spark.publish.staging import Staging
 from ndcg_spark.report import tables
 from ndcg_spark.report.data import Renderer, gather
 from ndcg_spark.report.formatting import format_report, judged_warnings
-from ndcg_spark.report.relstring import RELSTRING, printed_relstrings
+from ndcg_spark.report.relstring import RELSTRING, relstrings
 from ndcg_spark.report.result import Report, report_of
 from ndcg_spark.report.trec_eval import RUNID
 from ndcg_spark.sessions import is_connect
@@ -104,7 +104,7 @@ def evaluate_paths(spark: SparkSession, config: JobConfig, staging: Staging) -> 
     per_query, evaluation = evaluate_checked(spark, judgments, results, config.options, stage, slice_input)
     options, texts = config.options, None
     if config.trec_eval_report and RELSTRING in {measure.name for measure in options.measures}:
-        texts = printed_relstrings(
+        texts = relstrings(
             judgments.frame,
             results.frame,
             per_query.select(c.RUN_ID, c.QUERY_ID).distinct(),

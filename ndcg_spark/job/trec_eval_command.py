@@ -26,7 +26,7 @@ from ndcg_spark.job.session import BASE_CONF, quiet_conf
 from ndcg_spark.measures import Measure, parse_measures, scored
 from ndcg_spark.measures.declaration import OFFICIAL
 from ndcg_spark.option_values import ColumnNames
-from ndcg_spark.report.relstring import DEFAULT_LENGTH, printed_relstrings
+from ndcg_spark.report.relstring import DEFAULT_LENGTH, relstrings
 from ndcg_spark.report.trec_eval import report_lines, sorted_lines
 
 COMMAND = "trec_eval"
@@ -209,7 +209,7 @@ def run(spark: SparkSession, args: TrecEvalArgs) -> list[str]:
     per_query, summary, pairs = _score(args, judgments, results)
     texts = None
     if args.relstring is not None and args.per_query:
-        texts = printed_relstrings(
+        texts = relstrings(
             judgments,
             results,
             pairs,

@@ -30,14 +30,17 @@ def _character(relevance: str) -> str:
 def relstrings(
     judgments: DataFrame,
     results: DataFrame,
+    pairs: DataFrame,
     length: int = DEFAULT_LENGTH,
     *,
     judged_only: bool = False,
     max_depth: int | None = None,
 ) -> DataFrame:
-    """(run_id, query_id, relstring) per retrieved list: the list cut at max_depth (trec_eval -M),
-    then with judged_only (-J) condensed to its judged documents graded 0 or more, then its
-    first `length` documents' characters in rank order."""
+    """(run_id, query_id, relstring) for the (run, query) pairs trec_eval -q prints (`pairs`:
+    run_id, query_id, the evaluated ones; with complete, -c, a judged query a run lacks prints an
+    empty string): each list cut at max_depth (trec_eval -M), then with judged_only (-J) condensed
+    to its judged documents graded 0 or more, then its first `length` documents' characters in
+    rank order."""
     grades = judgments.select(c.QUERY_ID, c.DOC_ID, c.RELEVANCE)
     ranked = with_tie_break(results.select(c.RUN_ID, c.QUERY_ID, c.DOC_ID, c.SCORE)).join(grades, [c.QUERY_ID, c.DOC_ID], "left")
     order = window([c.QUERY_ID, c.RUN_ID], ranking_order(ORDER_BY_SCORE))
@@ -51,21 +54,7 @@ def relstrings(
     characters = top.select(
         c.RUN_ID, c.QUERY_ID, F.struct(F.col(_POSITION), F.expr(_character(f"`{c.RELEVANCE}`")).alias(_CHARACTER)).alias("_cell")
     )
-    return characters.groupBy(c.RUN_ID, c.QUERY_ID).agg(
+    texts = characters.groupBy(c.RUN_ID, c.QUERY_ID).agg(
         F.expr(f"array_join(transform(array_sort(collect_list(_cell)), x -> x.{_CHARACTER}), '') AS {RELSTRING}")
     )
-
-
-def printed_relstrings(
-    judgments: DataFrame,
-    results: DataFrame,
-    pairs: DataFrame,
-    length: int = DEFAULT_LENGTH,
-    *,
-    judged_only: bool = False,
-    max_depth: int | None = None,
-) -> DataFrame:
-    """relstrings for the (run, query) pairs trec_eval -q prints (`pairs`: run_id, query_id, the
-    evaluated ones: with complete, -c, a judged query a run lacks prints an empty string)."""
-    texts = relstrings(judgments, results, length, judged_only=judged_only, max_depth=max_depth)
     return pairs.join(texts, [c.RUN_ID, c.QUERY_ID], "left").fillna("", subset=[RELSTRING])
