@@ -33,7 +33,7 @@ from ndcg_spark.scoring.slices import (
     query_slices,
     slice_summary,
 )
-from ndcg_spark.scoring.summary import COUNTS_ROW, RETRIEVED_JUDGED, summarize, summary_and_counts, summary_rows
+from ndcg_spark.scoring.summary import RETRIEVED_JUDGED, count_rows, summarize, summary_and_counts, summary_rows
 from ndcg_spark.spark_conf import post_pass_settings, session_settings
 
 Materialize = Callable[[DataFrame], DataFrame]
@@ -164,12 +164,9 @@ def _report(
     with step("summary") as counts:
         measures = measured_rows(plan)
         rows = summary_and_counts(measured(evaluated, measures), measures, pairs).collect()
-        summary = sorted(
-            (line for row in rows if not row[COUNTS_ROW] for line in summary_rows(row, measures, options.variant)),
-            key=lambda row: (row[c.RUN_ID], *measure_order(row)),
-        )
+        summary = sorted(summary_rows(rows, measures, options.variant), key=lambda row: (row[c.RUN_ID], *measure_order(row)))
         judged_queries = scored.judged_queries
-        runs = _run_counts([row for row in rows if row[COUNTS_ROW]], judged_queries, options.complete, sources)
+        runs = _run_counts(count_rows(rows), judged_queries, options.complete, sources)
         counts.update(runs=len(runs), judged_queries=judged_queries, per_query_rows=sum(row[c.NUM_QUERIES] for row in summary))
     comparison: list[ComparisonRow] = []
     if options.baseline is not None:

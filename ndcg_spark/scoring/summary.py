@@ -105,37 +105,6 @@ _LOG_SCALE = 16.0
 _DECIMAL = "DECIMAL(38, 18)"
 
 
-def _decimal_name(name: str) -> str:
-    return f"{name}__d"
-
-
-def combined_sums(name: str, measure: str) -> list[Column]:
-    """The sums the summary keeps of value column `name` of reported measure `measure`. A value
-    is never NULL on an evaluated row (every formula scores a missing fact as 0), so the group's
-    row count is every value's count: 98 counts fewer in all_trec's aggregation, whose generated
-    code a cold JVM compiles for seconds."""
-    value = sql_name(name)
-    if combine_of(measure) == GEOMETRIC:
-        return part_sums(name, f"ln(greatest({value}, {MIN_GEO_MEAN!r}D)) / {_LOG_SCALE!r}D", counted=False)
-    if combine_of(measure) == SUM or not bounded(measure):
-        return [F.expr(f"sum(CAST({value} AS {_DECIMAL}))").alias(_decimal_name(name))]
-    return part_sums(name, counted=False)
-
-
-def combined(row: Row, name: str, measure: str, count: int) -> float | None:
-    """The summary's value of `measure` from combined_sums in `row` (`count`: the evaluated rows
-    summed): trec_eval's 'all'."""
-    if not count:
-        return None
-    if combine_of(measure) == GEOMETRIC:
-        return math.exp(mean_of_some(total_of(row, name), count) * _LOG_SCALE)
-    if combine_of(measure) == SUM:
-        return float(row[_decimal_name(name)])
-    if not bounded(measure):
-        return float(row[_decimal_name(name)]) / float(count)
-    return mean_of_some(total_of(row, name), count)
-
-
 def mean_of(row: Row, name: str) -> float | None:
     """exact_mean of column `name`, bit for bit, from its part_sums in `row`: the parts put
     together as one integer, rounded once to a double, divided by 2^FRACTION_BITS (exactly),
@@ -208,10 +177,15 @@ def summarize(per_query: DataFrame) -> DataFrame:
 
 RETRIEVED_JUDGED = "retrieved_judged"
 
-
-# Marks the rows of summary_and_counts that hold a run's counts, not a summary row.
-COUNTS_ROW = "_counts_row"
-_JUDGED = "_judged"
+# The long rows summary_and_counts aggregates: a slot per (measure, k) of the measured rows, then
+# one per cutoff's judged@k, and COUNTS_SLOT for a run's counts; each row's value to sum in
+# integer parts (_PARTED) or as a DECIMAL (_EXACT).
+_SLOT = "_slot"
+COUNTS_SLOT = -1
+_PARTED = "_parted"
+_EXACT = "_exact"
+_COUNT = "_count"
+_NO_VALUE = "CAST(NULL AS DOUBLE)"
 
 
 def _null(frame: DataFrame, name: str) -> Column:
@@ -219,63 +193,113 @@ def _null(frame: DataFrame, name: str) -> Column:
     return F.lit(None).cast(frame.schema[name].dataType).alias(name)
 
 
+def _summed(index: int, row: MeasuredRow) -> tuple[str, str]:
+    """What the slot of the index-th measured row sums (SQL text of the parted and the exact
+    value; the other NULL), as its declaration combines the queries."""
+    value = sql_name(value_column(index))
+    if combine_of(row.measure) == GEOMETRIC:
+        return f"ln(greatest({value}, {MIN_GEO_MEAN!r}D)) / {_LOG_SCALE!r}D", _NO_VALUE
+    if combine_of(row.measure) == SUM or not bounded(row.measure):
+        return _NO_VALUE, value
+    return value, _NO_VALUE
+
+
 def summary_and_counts(measured_pairs: DataFrame, rows: Sequence[MeasuredRow], pairs: DataFrame) -> DataFrame:
-    """Per run: the mean of every (measure, k) of `rows` and of each cutoff's judged@k over its
-    evaluated (run, query) rows (`measured_pairs`, from dcg.measured), and its counts: the
-    queries it retrieved (NUM_QUERIES) and of those the judged ones (RETRIEVED_JUDGED; the rest
-    are skipped), with several result inputs the lowest and highest index of the inputs it came
-    from. One aggregation over the union of both sides, the count rows marked COUNTS_ROW: the
-    report reads the staged pairs in one query, with one shuffle, over one row per (run, query)
-    however many measures it holds. The means are summarize's over the long rows: the same exact
-    sums, put together on the driver (summary_rows turns them into its rows)."""
+    """Per run and slot: the sums behind the mean of every (measure, k) of `rows` and of each
+    cutoff's judged@k over its evaluated (run, query) rows (`measured_pairs`, from dcg.measured),
+    and in COUNTS_SLOT its counts: the queries it retrieved and of those the judged ones, with
+    several result inputs the lowest and highest index of the inputs it came from.
+
+    One aggregation over long rows (a stack of the measured columns, the count rows beside them):
+    the same few sums whatever the measures, where one sum per measure in a wide row made code
+    that a cold JVM compiled for seconds with trec_eval's 98 values (docs/performance.md). The
+    report reads the staged pairs in one query with one shuffle; summary_rows and count_rows put
+    the sums together on the driver."""
     spread = [name for name in (FIRST_INPUT, LAST_INPUT) if name in pairs.columns]
-    values, measures = [value_column(i) for i in range(len(rows))], [row.measure for row in rows]
     judged = [judged_column(k) for k in dict.fromkeys(row.k for row in rows)]
-    means = values + judged
+    cells = [(i, *_summed(i, row)) for i, row in enumerate(rows)]
+    cells += [(len(rows) + j, sql_name(name), _NO_VALUE) for j, name in enumerate(judged)]
+    stacked = ", ".join(f"{slot}, CAST({parted} AS DOUBLE), CAST({exact} AS DOUBLE)" for slot, parted, exact in cells)
+    names = f"{_SLOT}, {_PARTED}, {_EXACT}"
     summary_side = measured_pairs.select(
         c.RUN_ID,
-        *means,
-        F.lit(None).cast(T.IntegerType()).alias(_JUDGED),
+        F.expr(f"stack({len(cells)}, {stacked}) AS ({names})"),
         *[_null(pairs, name) for name in spread],
-        F.lit(False).alias(COUNTS_ROW),
     )
     counts_side = pairs.filter(is_retrieved(pairs)).select(
         c.RUN_ID,
-        *[_null(measured_pairs, name) for name in means],
-        indicator(is_judged(pairs)).alias(_JUDGED),
+        F.lit(COUNTS_SLOT).alias(_SLOT),
+        F.lit(None).cast(T.DoubleType()).alias(_PARTED),
+        indicator(is_judged(pairs)).cast(T.DoubleType()).alias(_EXACT),
         *spread,
-        F.lit(True).alias(COUNTS_ROW),
     )
+    parted = sql_name(_PARTED)
     return (
         summary_side.unionByName(counts_side)
-        .groupBy(c.RUN_ID, COUNTS_ROW)
+        .groupBy(c.RUN_ID, _SLOT)
         .agg(
             F.count(F.lit(1)).alias(c.NUM_QUERIES),
-            *[total for name, measure in zip(values, measures, strict=True) for total in combined_sums(name, measure)],
-            *[total for name in judged for total in part_sums(name)],
-            F.sum(_JUDGED).cast(T.LongType()).alias(RETRIEVED_JUDGED),
+            F.count(_PARTED).alias(_COUNT),
+            *[F.expr(f"sum({part})").alias(total) for part, total in zip(_parts(parted), _sum_names(), strict=True)],
+            F.expr(f"sum(CAST({sql_name(_EXACT)} AS {_DECIMAL}))").alias(_EXACT),
             *[F.min(FIRST_INPUT).alias(FIRST_INPUT), F.max(LAST_INPUT).alias(LAST_INPUT)] if spread else [],
         )
     )
 
 
-def summary_rows(aggregated: Row, rows: Sequence[MeasuredRow], variant: str) -> list[Row]:
-    """A run's summary rows (SUMMARY_COLUMNS) from its row of summary_and_counts."""
+def _sum_names() -> list[str]:
+    return _part_names(_PARTED)[1:]
+
+
+def _mean(slot: Row) -> float | None:
+    """The exact mean of a slot's parted values (None when it has none)."""
+    return mean_of_total(total_of(slot, _PARTED), slot[_COUNT])
+
+
+def _combined(slot: Row, measure: str) -> float | None:
+    """trec_eval's 'all' of `measure` from its slot (see _summed)."""
+    count = slot[c.NUM_QUERIES]
+    if combine_of(measure) == GEOMETRIC:
+        return math.exp(mean_of_some(total_of(slot, _PARTED), count) * _LOG_SCALE)
+    if combine_of(measure) == SUM:
+        return float(slot[_EXACT])
+    if not bounded(measure):
+        return float(slot[_EXACT]) / float(count)
+    return _mean(slot)
+
+
+def count_rows(aggregated: Sequence[Row]) -> list[Row]:
+    """Each run's counts from summary_and_counts: NUM_QUERIES, RETRIEVED_JUDGED and, with several
+    inputs, FIRST_INPUT and LAST_INPUT."""
+    counts = []
+    for row in (row.asDict() for row in aggregated if row[_SLOT] == COUNTS_SLOT):
+        spread = {name: row[name] for name in (FIRST_INPUT, LAST_INPUT) if name in row}
+        retrieved = {c.RUN_ID: row[c.RUN_ID], c.NUM_QUERIES: row[c.NUM_QUERIES], RETRIEVED_JUDGED: int(row[_EXACT])}
+        counts.append(Row(**retrieved, **spread))
+    return counts
+
+
+def summary_rows(aggregated: Sequence[Row], rows: Sequence[MeasuredRow], variant: str) -> list[Row]:
+    """Every run's summary rows (SUMMARY_COLUMNS) from summary_and_counts."""
+    slots = {(row[c.RUN_ID], row[_SLOT]): row for row in aggregated}
+    judged = {k: len(rows) + j for j, k in enumerate(dict.fromkeys(row.k for row in rows))}
     summary = []
-    for i, row in enumerate(rows):
-        value = combined(aggregated, value_column(i), row.measure, aggregated[c.NUM_QUERIES])
-        summary.append(
-            Row(
-                **{
-                    c.RUN_ID: aggregated[c.RUN_ID],
-                    c.MEASURE: row.measure,
-                    c.K: row.k,
-                    c.NDCG: value if row.measure in NDCG_MEASURES else None,
-                    c.NUM_QUERIES: aggregated[c.NUM_QUERIES],
-                    c.JUDGED_AT_K: mean_of(aggregated, judged_column(row.k)),
-                    c.VARIANT: variant,
-                    c.VALUE: value,
-                }
+    for run in sorted({row[c.RUN_ID] for row in aggregated if row[_SLOT] != COUNTS_SLOT}):
+        for i, row in enumerate(rows):
+            slot = slots[(run, i)]
+            value = _combined(slot, row.measure)
+            summary.append(
+                Row(
+                    **{
+                        c.RUN_ID: run,
+                        c.MEASURE: row.measure,
+                        c.K: row.k,
+                        c.NDCG: value if row.measure in NDCG_MEASURES else None,
+                        c.NUM_QUERIES: slot[c.NUM_QUERIES],
+                        c.JUDGED_AT_K: _mean(slots[(run, judged[row.k])]),
+                        c.VARIANT: variant,
+                        c.VALUE: value,
+                    }
+                )
             )
-        )
     return summary
