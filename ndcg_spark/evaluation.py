@@ -33,11 +33,20 @@ from ndcg_spark.scoring.slices import (
     query_slices,
     slice_summary,
 )
-from ndcg_spark.scoring.summary import RETRIEVED_JUDGED, count_rows, summarize, summary_and_counts, summary_rows
+from ndcg_spark.scoring.summary import (
+    RETRIEVED_JUDGED,
+    count_rows,
+    summarize,
+    summary_and_counts,
+    summary_and_counts_of_long,
+    summary_rows,
+)
 from ndcg_spark.spark_conf import post_pass_settings, session_settings
 
 Materialize = Callable[[DataFrame], DataFrame]
 """Computes a plan once and returns a frame over its stored rows (observations fire on the way)."""
+WritePerQuery = Callable[[DataFrame, int], DataFrame]
+"""Writes the per-query rows (given an estimate of their count) and returns a frame over them."""
 
 PAIR_ROWS = "pair_rows"
 
@@ -134,9 +143,14 @@ def evaluate_checked(
     options: Options,
     materialize: Materialize,
     slice_input: SliceSource | None = None,
+    write_per_query: WritePerQuery | None = None,
 ) -> tuple[DataFrame, Evaluation]:
     """Validate and score; returns the per-query report (a plan over the materialized rows) and
-    the summary, comparison, slices and counts, collected (a few rows per run and cutoff)."""
+    the summary, comparison, slices and counts, collected (a few rows per run and cutoff).
+
+    write_per_query, when given, writes the per-query rows once the checks pass (the job's
+    staging) and returns a frame over what it wrote: the summary and all that follows read
+    those, and no measure is computed twice."""
     plan = ScoringPlan.of(options)
     with step("main pass") as counts:
         scoring = main_pass(judgments, results, plan)
@@ -145,7 +159,7 @@ def evaluate_checked(
         counts.update(judgment_rows=scored.judgments.rows_read, result_rows=result_rows, pair_rows=scored.pair_rows)
     settings = post_pass_settings(spark, result_rows, scored.pair_rows)
     with session_settings(spark, settings):
-        per_query, evaluation = _report(spark, scored, options, plan, results.sources, slice_input)
+        per_query, evaluation = _report(spark, scored, options, plan, results.sources, slice_input, write_per_query)
     return per_query, replace(evaluation, post_pass=settings)
 
 
@@ -156,14 +170,23 @@ def _report(
     plan: ScoringPlan,
     sources: tuple[str, ...],
     slice_input: SliceSource | None,
+    write_per_query: WritePerQuery | None,
 ) -> tuple[DataFrame, Evaluation]:
     """The summary, comparison and slices, from the materialized (run, query) rows."""
     pairs, judged, retrieved = scored.pairs, scored.judgments, scored.results
     evaluated = evaluated_pairs(pairs, plan)
     per_query = per_query_rows(evaluated, plan)
+    measures = measured_rows(plan)
+    if write_per_query is not None:
+        with step("per_query"):
+            # A row per (run, query) pair and measure: how many files to write, not a check.
+            per_query = write_per_query(per_query, max(scored.pair_rows, 1) * len(measures))
     with step("summary") as counts:
-        measures = measured_rows(plan)
-        rows = summary_and_counts(measured(evaluated, measures), measures, pairs).collect()
+        if write_per_query is not None:
+            aggregated = summary_and_counts_of_long(per_query, measures, pairs)
+        else:
+            aggregated = summary_and_counts(measured(evaluated, measures), measures, pairs)
+        rows = aggregated.collect()
         summary = sorted(summary_rows(rows, measures, options.variant), key=lambda row: (row[c.RUN_ID], *measure_order(row)))
         judged_queries = scored.judged_queries
         runs = _run_counts(count_rows(rows), judged_queries, options.complete, sources)

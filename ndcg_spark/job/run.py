@@ -17,13 +17,14 @@ from ndcg_spark.comparison.gate import Verdict
 from ndcg_spark.comparison.verdict import format_verdict
 from ndcg_spark.errors import ConfigError
 from ndcg_spark.evaluation import Evaluation, evaluate_checked
+from ndcg_spark.io.layout import PER_QUERY_DIR
 from ndcg_spark.io.storage import FileSystem
 from ndcg_spark.job.config import JobConfig
 from ndcg_spark.job.gate import earlier_date, gate_verdict, manifest_entry
 from ndcg_spark.job.inputs import read_inputs, read_slices
 from ndcg_spark.job.session import asks_for_connect, session_conf
 from ndcg_spark.publish import manifest
-from ndcg_spark.publish.atomic import Published, stage_all, stage_file, stage_page
+from ndcg_spark.publish.atomic import Dataset, Published, stage_all, stage_file, stage_page, write_staged
 from ndcg_spark.publish.commit import Commit, commit, recover
 from ndcg_spark.publish.datasets import TrecEvalText, report_datasets
 from ndcg_spark.publish.events import reached
@@ -101,7 +102,11 @@ def evaluate_paths(spark: SparkSession, config: JobConfig, staging: Staging) -> 
         # With the schema given, reading it back needs no Spark job to infer it.
         return spark.read.schema(pairs.schema).parquet(staging.path(PAIRS_DIR))
 
-    per_query, evaluation = evaluate_checked(spark, judgments, results, config.options, stage, slice_input)
+    def write_per_query(per_query: DataFrame, rows: int) -> DataFrame:
+        folder = write_staged(spark, staging, Dataset(PER_QUERY_DIR, per_query, rows))
+        return spark.read.schema(per_query.schema).parquet(folder)
+
+    per_query, evaluation = evaluate_checked(spark, judgments, results, config.options, stage, slice_input, write_per_query)
     options, texts = config.options, None
     if config.trec_eval_report and RELSTRING in {measure.name for measure in options.measures}:
         texts = relstrings(
@@ -169,7 +174,7 @@ def _publish(
     layout = PublicationLayout(config.output, config.eval_date)
     runid = RUNID in {measure.name for measure in config.options.measures}
     trec_eval = TrecEvalText(runid, texts) if config.trec_eval_report else None
-    datasets = report_datasets(report, trec_eval, None if verdict is None else len(verdict.rows))
+    datasets = report_datasets(report, trec_eval, None if verdict is None else len(verdict.rows), per_query_written=True)
     files: dict[str, str] = {}
     page = None
     if render is not None:

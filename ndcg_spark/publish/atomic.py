@@ -45,6 +45,7 @@ class Dataset:
     frame: DataFrame
     expected_rows: int
     text: bool = False  # a frame of one string column, written as lines (in the frame's order): one file
+    written: bool = False  # already written to its staged folder (write_staged): only checked
 
     def parts(self, rows_per_part: int = PART_ROWS) -> int:
         """How many files (and tasks) write it: one per rows_per_part rows, one for text."""
@@ -81,19 +82,30 @@ def _parts(fs: FileSystem, folder: str) -> list[str]:
     return sorted(info.path for info in fs.children(folder) if info.path.rsplit("/", 1)[1].startswith(PART_PREFIX))
 
 
-def stage(spark: SparkSession, staging: Staging, dataset: Dataset, target: str) -> Move:
-    """Write the dataset's folder under staging, check its row count (Parquet's from its files'
-    footers, read by the driver; text by reading it back) and return the move that publishes it."""
-    folder = staging.path(f"{_STAGED_REPORT}/{dataset.name}")
+def staged_folder(staging: Staging, name: str) -> str:
+    """Where a dataset is staged before it is published."""
+    return staging.path(f"{_STAGED_REPORT}/{name}")
+
+
+def write_staged(spark: SparkSession, staging: Staging, dataset: Dataset) -> str:
+    """Write the dataset's folder under staging, a file per PART_ROWS rows of its expected ones
+    (an estimate is enough: a task writes several files when it holds more); returns the folder."""
+    folder = staged_folder(staging, dataset.name)
     capped = int(spark.conf.get(MAX_RECORDS_PER_FILE) or 0)
     rows_per_part = capped if capped > 0 else PART_ROWS
     frame = dataset.frame.coalesce(dataset.parts(rows_per_part))
     if dataset.text:
         frame.write.text(folder)
     else:
-        # A task may hold more rows than one file's share (fewer partitions than files): it
-        # writes several files then.
         frame.write.option(_MAX_RECORDS_OPTION, rows_per_part).parquet(folder)
+    return folder
+
+
+def stage(spark: SparkSession, staging: Staging, dataset: Dataset, target: str) -> Move:
+    """Write the dataset's folder under staging (unless written already), check its row count
+    (Parquet's from its files' footers, read by the driver; text by reading it back) and return
+    the move that publishes it."""
+    folder = staged_folder(staging, dataset.name) if dataset.written else write_staged(spark, staging, dataset)
     parts = _parts(staging.fs, folder)
     if not parts:
         raise PublishError(f"staged {folder} holds no data file: nothing published")

@@ -25,13 +25,16 @@ class TrecEvalText:
     relstrings: DataFrame | None = None
 
 
-def report_datasets(report: Report, trec_eval: TrecEvalText | None, gate_rows: int | None = None) -> list[Dataset]:
+def report_datasets(
+    report: Report, trec_eval: TrecEvalText | None, gate_rows: int | None = None, *, per_query_written: bool = False
+) -> list[Dataset]:
     """Every dataset of the report, in publication order, with the rows the evaluation counted
     for it (`gate_rows`: the gate's verdict's). The small ones hold the rows already collected:
-    exactly what was printed."""
+    exactly what was printed. per_query_written: per_query is staged already (the job writes it
+    before its summary, which reads it)."""
     evaluation = report.evaluation
     datasets = [
-        Dataset(PER_QUERY_DIR, report.per_query, evaluation.per_query_rows),
+        Dataset(PER_QUERY_DIR, report.per_query, evaluation.per_query_rows, written=per_query_written),
         Dataset(SUMMARY_DIR, report.summary, len(evaluation.summary)),
     ]
     if report.comparison is not None:

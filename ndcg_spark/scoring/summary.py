@@ -4,7 +4,8 @@ counts, from the per-query rows."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from pyspark.sql import Column, DataFrame, Row
 from pyspark.sql import functions as F
@@ -88,7 +89,7 @@ def part_sums(name: str, value: str | None = None, *, counted: bool = True) -> l
     return [F.count(F.col(name)).alias(count), *parts] if counted else parts
 
 
-def total_of(row: Row, name: str) -> int:
+def total_of(row: Row | Mapping[str, Any], name: str) -> int:
     """The exact sum of column `name`, in units of 2^-FRACTION_BITS, from its part_sums in `row`."""
     _, *sums = _part_names(name)
     total = 0
@@ -185,6 +186,7 @@ COUNTS_SLOT = -1
 _PARTED = "_parted"
 _EXACT = "_exact"
 _COUNT = "_count"
+_JUDGED = "_judged"
 _NO_VALUE = "CAST(NULL AS DOUBLE)"
 
 
@@ -216,9 +218,8 @@ def summary_and_counts(measured_pairs: DataFrame, rows: Sequence[MeasuredRow], p
     report reads the staged pairs in one query with one shuffle; summary_rows and count_rows put
     the sums together on the driver."""
     spread = [name for name in (FIRST_INPUT, LAST_INPUT) if name in pairs.columns]
-    judged = [judged_column(k) for k in dict.fromkeys(row.k for row in rows)]
     cells = [(i, *_summed(i, row)) for i, row in enumerate(rows)]
-    cells += [(len(rows) + j, sql_name(name), _NO_VALUE) for j, name in enumerate(judged)]
+    cells += [(slot, sql_name(judged_column(k)), _NO_VALUE) for k, slot in _judged_slots(rows).items()]
     stacked = ", ".join(f"{slot}, CAST({parted} AS DOUBLE), CAST({exact} AS DOUBLE)" for slot, parted, exact in cells)
     names = f"{_SLOT}, {_PARTED}, {_EXACT}"
     summary_side = measured_pairs.select(
@@ -251,12 +252,12 @@ def _sum_names() -> list[str]:
     return _part_names(_PARTED)[1:]
 
 
-def _mean(slot: Row) -> float | None:
+def _mean(slot: Mapping[str, Any]) -> float | None:
     """The exact mean of a slot's parted values (None when it has none)."""
     return mean_of_total(total_of(slot, _PARTED), slot[_COUNT])
 
 
-def _combined(slot: Row, measure: str) -> float | None:
+def _combined(slot: Mapping[str, Any], measure: str) -> float | None:
     """trec_eval's 'all' of `measure` from its slot (see _summed)."""
     count = slot[c.NUM_QUERIES]
     if combine_of(measure) == GEOMETRIC:
@@ -268,9 +269,54 @@ def _combined(slot: Row, measure: str) -> float | None:
     return _mean(slot)
 
 
+def summary_and_counts_of_long(per_query: DataFrame, rows: Sequence[MeasuredRow], pairs: DataFrame) -> DataFrame:
+    """summary_and_counts from the long per_query rows (`per_query`, once written: the job's
+    staged files), grouped by (run, measure, k): a Parquet scan and the same few sums, no measure
+    computed again. The counts come from `pairs`, as there."""
+    spread = [name for name in (FIRST_INPUT, LAST_INPUT) if name in pairs.columns]
+    geometric = [row.measure for row in rows if combine_of(row.measure) == GEOMETRIC]
+    exact = [row.measure for row in rows if combine_of(row.measure) == SUM or not bounded(row.measure)]
+    measure, value = F.col(c.MEASURE), F.col(c.VALUE)
+    logged = F.expr(f"ln(greatest({sql_name(c.VALUE)}, {MIN_GEO_MEAN!r}D)) / {_LOG_SCALE!r}D")
+    parted = F.when(measure.isin(geometric), logged).when(measure.isin(exact), F.lit(None)).otherwise(value)
+    no_key = [F.lit(None).cast(per_query.schema[name].dataType).alias(name) for name in (c.MEASURE, c.K)]
+    no_value = F.lit(None).cast(T.DoubleType())
+    summary_side = per_query.select(
+        c.RUN_ID,
+        F.lit(None).cast(T.IntegerType()).alias(_SLOT),
+        c.MEASURE,
+        c.K,
+        parted.cast(T.DoubleType()).alias(_PARTED),
+        F.when(measure.isin(exact), value).cast(T.DoubleType()).alias(_EXACT),
+        F.col(c.JUDGED_AT_K).cast(T.DoubleType()).alias(_JUDGED),
+        *[_null(pairs, name) for name in spread],
+    )
+    counts_side = pairs.filter(is_retrieved(pairs)).select(
+        c.RUN_ID,
+        F.lit(COUNTS_SLOT).alias(_SLOT),
+        *no_key,
+        no_value.alias(_PARTED),
+        indicator(is_judged(pairs)).cast(T.DoubleType()).alias(_EXACT),
+        no_value.alias(_JUDGED),
+        *spread,
+    )
+    return (
+        summary_side.unionByName(counts_side)
+        .groupBy(c.RUN_ID, _SLOT, c.MEASURE, c.K)
+        .agg(
+            F.count(F.lit(1)).alias(c.NUM_QUERIES),
+            F.count(_PARTED).alias(_COUNT),
+            *[F.expr(f"sum({part})").alias(total) for part, total in zip(_parts(sql_name(_PARTED)), _sum_names(), strict=True)],
+            F.expr(f"sum(CAST({sql_name(_EXACT)} AS {_DECIMAL}))").alias(_EXACT),
+            *part_sums(_JUDGED),
+            *[F.min(FIRST_INPUT).alias(FIRST_INPUT), F.max(LAST_INPUT).alias(LAST_INPUT)] if spread else [],
+        )
+    )
+
+
 def count_rows(aggregated: Sequence[Row]) -> list[Row]:
-    """Each run's counts from summary_and_counts: NUM_QUERIES, RETRIEVED_JUDGED and, with several
-    inputs, FIRST_INPUT and LAST_INPUT."""
+    """Each run's counts from summary_and_counts (or its _of_long): NUM_QUERIES, RETRIEVED_JUDGED
+    and, with several inputs, FIRST_INPUT and LAST_INPUT."""
     counts = []
     for row in (row.asDict() for row in aggregated if row[_SLOT] == COUNTS_SLOT):
         spread = {name: row[name] for name in (FIRST_INPUT, LAST_INPUT) if name in row}
@@ -279,10 +325,32 @@ def count_rows(aggregated: Sequence[Row]) -> list[Row]:
     return counts
 
 
+def _judged_slots(rows: Sequence[MeasuredRow]) -> dict[int | None, int]:
+    """Each cutoff's judged@k slot: after the measures' (see summary_and_counts)."""
+    return {k: len(rows) + j for j, k in enumerate(dict.fromkeys(row.k for row in rows))}
+
+
+def _slots(aggregated: Sequence[Row], rows: Sequence[MeasuredRow]) -> dict[tuple[str, int], dict[str, Any]]:
+    """The sums by (run, slot), as summary_and_counts gives them; a row of its _of_long (by run,
+    measure and k) gives its measure's slot and its cutoff's judged@k slot."""
+    index = {(row.measure, row.k): i for i, row in enumerate(rows)}
+    judged = _judged_slots(rows)
+    judged_count, *judged_sums = _part_names(_JUDGED)
+    slots: dict[tuple[str, int], dict[str, Any]] = {}
+    for row in (row.asDict() for row in aggregated):
+        run = row[c.RUN_ID]
+        if row[_SLOT] is not None:
+            slots[(run, row[_SLOT])] = row
+            continue
+        slots[(run, index[(row[c.MEASURE], row[c.K])])] = row
+        sums = {name: row[judged_sum] for name, judged_sum in zip(_sum_names(), judged_sums, strict=True)}
+        slots[(run, judged[row[c.K]])] = {c.NUM_QUERIES: row[c.NUM_QUERIES], _COUNT: row[judged_count], **sums}
+    return slots
+
+
 def summary_rows(aggregated: Sequence[Row], rows: Sequence[MeasuredRow], variant: str) -> list[Row]:
-    """Every run's summary rows (SUMMARY_COLUMNS) from summary_and_counts."""
-    slots = {(row[c.RUN_ID], row[_SLOT]): row for row in aggregated}
-    judged = {k: len(rows) + j for j, k in enumerate(dict.fromkeys(row.k for row in rows))}
+    """Every run's summary rows (SUMMARY_COLUMNS) from summary_and_counts (or its _of_long)."""
+    slots, judged = _slots(aggregated, rows), _judged_slots(rows)
     summary = []
     for run in sorted({row[c.RUN_ID] for row in aggregated if row[_SLOT] != COUNTS_SLOT}):
         for i, row in enumerate(rows):
