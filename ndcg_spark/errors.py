@@ -60,6 +60,14 @@ class InputError(NdcgSparkError):
         self.rows = rows
 
 
+class StateNotReadable(NdcgSparkError):
+    """A file of the output's own state (the publication lock, the commit record, a manifest) is
+    empty, cut short or not of its shape: no retry cures it (exit 3). The message names the file
+    and what to do; nothing is guessed from it."""
+
+    exit_code = EXIT_INPUT_REJECTED
+
+
 _TRACEBACK = "Traceback (most recent call last)"
 
 

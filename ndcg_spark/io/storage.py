@@ -12,7 +12,34 @@ from urllib.parse import urlparse
 
 from pyspark.sql import SparkSession
 
+from ndcg_spark.errors import StateNotReadable
+
 _LOCAL_SCHEMES = ("file",)
+# File systems whose file rename is one step that fails when the target exists: a file written
+# whole under a temporary name and renamed is created exclusively there. Object stores (s3a, gs,
+# abfs, ...) rename by copying: there the file is created in place, exclusively only where the
+# store offers conditional writes (docs/operations.md).
+_RENAMING_SCHEMES = ("hdfs", "viewfs")
+_TEMPORARY_SUFFIX = ".tmp"
+
+
+class MoveFailed(OSError):
+    """A rename the file system refused (Hadoop's rename returns false rather than raise): both
+    paths named; a retry, or the next run's recovery, can cure it (exit 1)."""
+
+
+def parse_record(text: str, path: str, what: str) -> dict[str, Any]:
+    """A state file's JSON object, or StateNotReadable naming the file and what is wrong with it
+    (empty, cut short, not an object): the caller adds what to do."""
+    if not text.strip():
+        raise StateNotReadable(f"{what} {path} is empty")
+    try:
+        record = json.loads(text)
+    except ValueError as error:
+        raise StateNotReadable(f"{what} {path} is cut short or not JSON ({len(text)} bytes: {error})") from None
+    if not isinstance(record, dict):
+        raise StateNotReadable(f"{what} {path} holds JSON of the wrong shape (a {type(record).__name__}, not an object)")
+    return record
 
 
 @dataclass(frozen=True)
@@ -81,19 +108,32 @@ class FileSystem:
         return found
 
     def create_exclusive(self, path: str, text: str) -> bool:
-        """Create a small file only if none is there, in one step; False when one is. Atomic on
-        local disks (O_EXCL) and on HDFS (create without overwrite); object stores have no such
-        step, so there two runs could both believe they created it."""
-        if self._scheme in _LOCAL_SCHEMES:
-            local = self._local(path)
-            os.makedirs(os.path.dirname(local), exist_ok=True)
-            try:
-                handle = os.open(local, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-            except FileExistsError:
+        """Create a small file only if none is there, durably and in one step; False when one is.
+        The text is written whole and synced under a temporary name first, then linked (local
+        disk) or renamed (HDFS) into place, a step that fails when the name is taken: the file
+        never appears cut short. Object stores have no such step: there the file is created in
+        place (visible once closed), exclusive only where the store offers conditional writes."""
+        if self._scheme not in _LOCAL_SCHEMES and self._scheme not in _RENAMING_SCHEMES:
+            return self._create_in_place(path, text)
+        temporary = self._temporary(path)
+        try:
+            self._write_synced(temporary, text)
+            if self._scheme in _LOCAL_SCHEMES:
+                try:
+                    os.link(self._local(temporary), self._local(path))
+                except FileExistsError:
+                    return False
+                self._sync_folder(path)
+                return True
+            if self._fs.rename(self._path(temporary), self._path(path)):
+                return True
+            if self.exists(path):
                 return False
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                stream.write(text)
-            return True
+            raise MoveFailed(f"cannot create {path}: renaming {temporary} to it failed")
+        finally:
+            self._discard(temporary)
+
+    def _create_in_place(self, path: str, text: str) -> bool:
         try:
             stream = self._fs.create(self._path(path), False)
         except Exception as error:  # noqa: BLE001 - py4j wraps FileAlreadyExistsException
@@ -102,9 +142,54 @@ class FileSystem:
             raise OSError(f"cannot create {path}: {error}") from None
         try:
             stream.write(bytearray(text.encode("utf-8")))
+            _sync_stream(stream)
         finally:
             stream.close()
         return True
+
+    def _temporary(self, path: str) -> str:
+        """A hidden name beside path, of this write alone: readers and listings skip it."""
+        folder, name = path.rsplit("/", 1)
+        return f"{folder}/.{name}.{uuid.uuid4().hex}{_TEMPORARY_SUFFIX}"
+
+    def _write_synced(self, path: str, text: str) -> None:
+        """Write a new file and make it durable (fsync, or hsync where the stream has it) before
+        it is closed."""
+        if self._scheme in _LOCAL_SCHEMES:
+            local = self._local(path)
+            os.makedirs(os.path.dirname(local), exist_ok=True)
+            handle = os.open(local, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                stream.write(text)
+                stream.flush()
+                os.fsync(stream.fileno())
+            return
+        stream = self._fs.create(self._path(path), False)
+        try:
+            stream.write(bytearray(text.encode("utf-8")))
+            _sync_stream(stream)
+        finally:
+            stream.close()
+
+    def _discard(self, path: str) -> None:
+        """Remove a temporary file, if it is there (never raises: the error that brought us here
+        is the one to report)."""
+        try:
+            if self._scheme in _LOCAL_SCHEMES:
+                os.unlink(self._local(path))
+            else:
+                self._fs.delete(self._path(path), False)
+        except Exception:  # noqa: BLE001, S110 - gone already, or the file system is down
+            pass
+
+    def _sync_folder(self, path: str) -> None:
+        """Make a new name in path's folder durable (local disks: fsync the folder)."""
+        if self._scheme in _LOCAL_SCHEMES:
+            handle = os.open(os.path.dirname(self._local(path)) or ".", os.O_RDONLY)
+            try:
+                os.fsync(handle)
+            finally:
+                os.close(handle)
 
     def read_text(self, path: str) -> str | None:
         """A small file's text, or None when it is not there."""
@@ -138,17 +223,33 @@ class FileSystem:
             return None
         return int(self._fs.getFileStatus(self._path(path)).getModificationTime())
 
-    def read_json(self, path: str) -> dict[str, Any] | None:
+    def read_record(self, path: str, what: str) -> dict[str, Any] | None:
+        """A state file's JSON object (None when it is not there); StateNotReadable, naming it,
+        when it is empty, cut short or of the wrong shape (see parse_record)."""
         text = self.read_text(path)
-        return None if text is None else json.loads(text)
+        return None if text is None else parse_record(text, path, what)
 
     def move_to_new(self, source: str, target: str) -> bool:
-        """Rename source to a name nobody else uses, in one step: False when source is gone
-        (another process moved it first)."""
+        """Rename source to a name nobody uses, in one step: False when source is gone (another
+        process moved it first). A rename refused otherwise raises MoveFailed, naming both paths;
+        target is never there before (a folder renamed onto an existing one on HDFS would land
+        inside it)."""
+        if not self.exists(source):
+            return False
+        if self.exists(target):
+            raise MoveFailed(f"cannot move {source} to {target}: {target} is there already")
+        if self._rename(source, target):
+            return True
+        if not self.exists(source):
+            return False
+        raise MoveFailed(f"cannot move {source} to {target}: the file system refused the rename")
+
+    def _rename(self, source: str, target: str) -> bool:
+        """One rename, as Hadoop's: False, not an error, when it fails (rename(2) locally)."""
         if self._scheme in _LOCAL_SCHEMES:
             try:
                 os.rename(self._local(source), self._local(target))
-            except FileNotFoundError:
+            except OSError:
                 return False
             return True
         return bool(self._fs.rename(self._path(source), self._path(target)))
@@ -170,14 +271,16 @@ class FileSystem:
             reader.close()
 
     def write_text(self, path: str, text: str) -> None:
-        """Write a small file atomically: a hidden temporary next to it, then replace."""
-        temporary = f"{path.rsplit('/', 1)[0]}/.{uuid.uuid4().hex}.tmp"
-        stream = self._fs.create(self._path(temporary), True)
+        """Write a small file durably and atomically: synced under a temporary name beside it,
+        then renamed onto it (readers see the old file or the new one, whole); the temporary
+        file is removed whatever fails."""
+        temporary = self._temporary(path)
         try:
-            stream.write(bytearray(text.encode("utf-8")))
+            self._write_synced(temporary, text)
+            self.replace(temporary, path)
         finally:
-            stream.close()
-        self.replace(temporary, path)
+            self._discard(temporary)
+        self._sync_folder(path)
 
     def _raw(self):
         try:
@@ -195,12 +298,20 @@ class FileSystem:
             for stale in (_checksum(source), _checksum(target)):
                 self._fs.delete(self._path(stale), False)
             if not self._raw().rename(self._path(source), self._path(target)):
-                raise OSError(f"cannot move {source} to {target}")
+                raise MoveFailed(f"cannot move {source} to {target}: the file system refused the rename")
             return
         options = self._gateway.new_array(self._jvm.org.apache.hadoop.fs.Options.Rename, 1)
         options[0] = self._jvm.org.apache.hadoop.fs.Options.Rename.OVERWRITE
         context = self._jvm.org.apache.hadoop.fs.FileContext.getFileContext(self._fs.getUri(), self._conf)
         context.rename(self._path(source), self._path(target), options)
+
+
+def _sync_stream(stream: Any) -> None:
+    """hsync a Hadoop output stream where it can (HDFS: to disk), else hflush."""
+    if stream.hasCapability("hsync"):
+        stream.hsync()
+    else:
+        stream.hflush()
 
 
 def _checksum(path: str) -> str:

@@ -15,7 +15,7 @@ from ndcg_spark.errors import ConfigError
 from ndcg_spark.gating import verdict
 from ndcg_spark.io.layout import LATEST
 from ndcg_spark.job.config import PREVIOUS, JobConfig
-from ndcg_spark.publish.read_back import confirm_unchanged, manifests, read_report, records_files
+from ndcg_spark.publish.read_back import confirm_unchanged, read_manifests, read_report, records_files
 from ndcg_spark.report.result import Report
 
 
@@ -33,13 +33,15 @@ def earlier_date(spark: SparkSession, config: JobConfig) -> Earlier:
     against = config.gate.against
     if config.gate.rule is None or against is None or config.eval_date is None:
         return Earlier()
-    published = manifests(spark, config.output)
-    found = sorted(label for label in published if label != LATEST)
+    published, unreadable = read_manifests(spark, config.output)
+    found = sorted(label for label in [*published, *unreadable] if label != LATEST)
     today = config.eval_date.isoformat()
     if against == PREVIOUS:
         before = [label for label in found if label < today]
         if not before:
             return Earlier(note=f"nothing to gate against: no eval date before {today} is published in {config.output}")
+        if before[-1] in unreadable:
+            raise unreadable[before[-1]]
         if not records_files(published[before[-1]]):  # the first night after an upgrade
             return Earlier(note=f"nothing to gate against: {before[-1]} was published by a version that did not record its files")
         return Earlier(before[-1])
@@ -50,6 +52,8 @@ def earlier_date(spark: SparkSession, config: JobConfig) -> Earlier:
             f"--against-date {label}: no report is published in {config.output} for that date (latest: {latest});"
             " give a published date, or --against-previous"
         )
+    if label in unreadable:
+        raise unreadable[label]
     if not records_files(published[label]):
         raise ConfigError(
             f"--against-date {label}: that date was published by a version that did not record its files;"

@@ -15,7 +15,7 @@ from ndcg_spark import columns as c
 from ndcg_spark import progress
 from ndcg_spark.comparison.gate import Verdict
 from ndcg_spark.comparison.verdict import format_verdict
-from ndcg_spark.errors import ConfigError
+from ndcg_spark.errors import ConfigError, StateNotReadable
 from ndcg_spark.evaluation import Evaluation, evaluate_checked
 from ndcg_spark.io.layout import PER_QUERY_DIR
 from ndcg_spark.io.storage import FileSystem
@@ -25,12 +25,13 @@ from ndcg_spark.job.inputs import read_inputs, read_slices
 from ndcg_spark.job.session import asks_for_connect, session_conf
 from ndcg_spark.publish import manifest
 from ndcg_spark.publish.atomic import Dataset, Published, stage_all, stage_file, stage_page, write_staged
-from ndcg_spark.publish.commit import Commit, commit, recover
+from ndcg_spark.publish.commit import Commit, abandon, commit, recover
 from ndcg_spark.publish.datasets import TrecEvalText, report_datasets
 from ndcg_spark.publish.events import reached
 from ndcg_spark.publish.layout import PublicationLayout
-from ndcg_spark.publish.lock import publication_lock
+from ndcg_spark.publish.lock import lock_unreadable, publication_lock
 from ndcg_spark.publish.mlflow_log import MlflowLogError, log_to_mlflow
+from ndcg_spark.publish.read_back import read_manifests, set_aside_unreadable_manifests, unfinished_dates
 from ndcg_spark.publish.staging import Staging
 from ndcg_spark.report import tables
 from ndcg_spark.report.data import Renderer, gather
@@ -145,16 +146,35 @@ def _finish_interrupted(fs: FileSystem, layout: PublicationLayout, config: JobCo
 
 
 def repair(config: JobConfig, interactive: bool) -> None:
-    """--repair: finish an interrupted publication on the output, evaluate nothing."""
+    """--repair: finish an interrupted publication on the output, evaluate nothing. What cannot be
+    read is dealt with too: an unreadable lock is removed, a commit record that neither reads nor
+    matches a copy is abandoned, an unreadable manifest is set aside; each names the dates to run
+    again."""
     spark = build_session(config, interactive)
     layout = PublicationLayout(config.output, config.eval_date)
     fs = FileSystem(spark, config.output)
     _check_output(fs, config.output)
-    finished = _finish_interrupted(fs, layout, config)
-    if finished is None:
-        print(f"nothing to repair in {config.output}")
+    done: list[str] = []
+    if lock_unreadable(fs, layout.lock):
+        done.append(f"removed an unreadable publication lock ({layout.lock})")
+    if done or fs.exists(layout.commit):
+        with publication_lock(fs, layout.lock, None, config.lock_timeout, config.lock_stale_after, repairing=True):
+            try:
+                finished = recover(fs, layout)
+            except StateNotReadable:
+                finished = None
+                abandon(fs, layout)
+                dates = unfinished_dates(spark, config.output)
+                rerun = f"run {', '.join(dates)} again" if dates else "no published date lost a file: nothing to run again"
+                done.append(f"abandoned the publication of an unreadable commit record ({layout.commit}): {rerun}")
+            if finished is not None:
+                done.append(f"{len(finished.moves)} files moved into place; manifest {finished.manifest_path}")
+    for label, path in set_aside_unreadable_manifests(spark, fs, config.output):
+        done.append(f"set aside the unreadable manifest of {label} (now {path}): run {label} again")
+    if done:
+        print(f"repaired {config.output}: {'; '.join(done)}")
     else:
-        print(f"repaired {config.output}: {len(finished.moves)} files moved into place; manifest {finished.manifest_path}")
+        print(f"nothing to repair in {config.output}")
 
 
 def _publish(
@@ -179,6 +199,9 @@ def _publish(
     page = None
     if render is not None:
         with progress.step("html report") as counts:
+            unreadable = read_manifests(spark, config.output)[1]
+            for label, error in sorted(unreadable.items()):
+                log.warning("the page's trend leaves %s out: %s", label, error)
             data = gather(
                 spark,
                 layout,
@@ -188,6 +211,7 @@ def _publish(
                 config.options.baseline,
                 judged_warnings(evaluation),
                 verdict,
+                left_out=set(unreadable),
             )
             page = render(data)
             counts.update(bytes=len(page))

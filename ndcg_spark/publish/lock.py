@@ -3,11 +3,22 @@
 Held only while a run moves its staged files into place and writes its manifest (seconds), never
 during the main pass. A run that finds it taken waits, up to a bound, then fails naming the
 holder. A lock whose holder died (same host, no such process) or that is older than any
-publication takes is taken over, with a log line that says so."""
+publication takes is taken over, with a log line that says so.
+
+A lock is written whole and synced before it appears under its name (storage.create_exclusive),
+so no live run's lock is ever empty or cut short: one that is was damaged on disk, and a run
+refuses it (exit 3) rather than guess whose it was; --repair removes it.
+
+Taking over is claimed first: each stale lock's claim is a file named by a hash of its text,
+created only if absent, so of the runs that judged the same lock stale one moves it aside. Without
+the claim, a second run could move aside the lock the first had taken since, and a third take the
+empty name: two publishers. Claims stay as long as a lock may be judged stale
+(docs/operations.md)."""
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import logging
 import os
@@ -18,8 +29,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 
-from ndcg_spark.errors import NdcgSparkError
-from ndcg_spark.io.storage import FileSystem
+from ndcg_spark.errors import NdcgSparkError, StateNotReadable
+from ndcg_spark.io.storage import FileSystem, parse_record
 from ndcg_spark.progress import LOGGER
 from ndcg_spark.publish.events import reached
 
@@ -28,9 +39,8 @@ log = logging.getLogger(LOGGER)
 DEFAULT_LOCK_TIMEOUT_SECONDS = 600
 DEFAULT_LOCK_STALE_SECONDS = 3600
 _POLL_SECONDS = 0.5
-# A lock file that does not parse was cut short by a kill while being written (a few bytes, so a
-# live writer finishes within milliseconds): stale once this old.
-_UNREADABLE_STALE_SECONDS = 60
+_WHAT = "publication lock"
+_CLAIM_SUFFIX = ".claim"
 
 
 @dataclass(frozen=True)
@@ -88,13 +98,38 @@ class Holder:
         return False
 
 
-def _holder(text: str | None) -> Holder | None:
-    if text is None:
-        return None
+def _holder(text: str, path: str) -> Holder:
+    """The holder a lock's text names; StateNotReadable, naming the file, when it is empty, cut
+    short or not of a lock's shape."""
+    record = parse_record(text, path, _WHAT)
     try:
-        return Holder(**json.loads(text))
-    except (ValueError, TypeError):
-        return None  # unreadable: treated as stale once old enough, see acquire
+        holder = Holder(**record)
+        if not all(isinstance(value, str) for value in (holder.token, holder.host, holder.since)):
+            raise TypeError("a field of the wrong type")
+        holder.age_seconds()
+        int(holder.pid)
+    except (TypeError, ValueError) as error:
+        raise StateNotReadable(f"{_WHAT} {path} holds JSON of the wrong shape ({error})") from None
+    return holder
+
+
+def lock_unreadable(fs: FileSystem, path: str) -> bool:
+    """Whether a lock is there that cannot be read (see _holder)."""
+    text = fs.read_text(path)
+    if text is None:
+        return False
+    try:
+        _holder(text, path)
+    except StateNotReadable:
+        return True
+    return False
+
+
+def _unreadable(error: StateNotReadable) -> StateNotReadable:
+    return StateNotReadable(
+        f"{error}: no run writes its lock that way (a lock is written whole before it appears), so it was"
+        " damaged on disk; pass --repair to remove it"
+    )
 
 
 @contextmanager
@@ -105,21 +140,34 @@ def publication_lock(
     timeout_seconds: float = DEFAULT_LOCK_TIMEOUT_SECONDS,
     stale_seconds: float = DEFAULT_LOCK_STALE_SECONDS,
     clock: Clock = SYSTEM_CLOCK,
+    *,
+    repairing: bool = False,
 ) -> Iterator[Holder]:
-    """Hold the lock at `path` for the block; released (if still ours) whatever happens."""
+    """Hold the lock at `path` for the block; released (if still ours) whatever happens.
+    repairing: an unreadable lock is taken over (--repair), instead of refused."""
     me = Holder.me(eval_date, clock)
-    _acquire(fs, path, me, timeout_seconds, stale_seconds, clock)
+    text = json.dumps(asdict(me))
+    _acquire(fs, path, me, text, timeout_seconds, stale_seconds, clock, repairing)
     try:
         yield me
     finally:
-        if _holder(fs.read_text(path)) == me:
+        if fs.read_text(path) == text:
             fs.delete(path)
 
 
-def _acquire(fs: FileSystem, path: str, me: Holder, timeout_seconds: float, stale_seconds: float, clock: Clock) -> None:
+def _acquire(
+    fs: FileSystem,
+    path: str,
+    me: Holder,
+    text: str,
+    timeout_seconds: float,
+    stale_seconds: float,
+    clock: Clock,
+    repairing: bool,
+) -> None:
     deadline = clock.monotonic() + timeout_seconds
-    text = json.dumps(asdict(me))
     waiting = False
+    _sweep_claims(fs, path, stale_seconds, clock)
     while True:
         if fs.create_exclusive(path, text):
             reached("locked")
@@ -127,38 +175,59 @@ def _acquire(fs: FileSystem, path: str, me: Holder, timeout_seconds: float, stal
         found = fs.read_text(path)
         if found is None:  # released since: try again at once
             continue
-        holder = _holder(found)
-        if _is_stale(fs, path, holder, stale_seconds, clock):
-            _take_over(fs, path, found, holder)
+        try:
+            holder = _holder(found, path)
+        except StateNotReadable as error:
+            if not repairing:
+                raise _unreadable(error) from None
+            _take_over(fs, path, found, None, me)
             continue
-        who = holder.describe() if holder else "an unreadable lock"
+        if holder.dead() or holder.age_seconds(clock) > stale_seconds:
+            _take_over(fs, path, found, holder, me)
+            continue
         if not waiting:
             waiting = True
-            log.info("waiting for the publication lock %s held by %s (up to %g s)", path, who, timeout_seconds)
-            reached("waiting", who)
+            log.info("waiting for the publication lock %s held by %s (up to %g s)", path, holder.describe(), timeout_seconds)
+            reached("waiting", holder.describe())
         if clock.monotonic() >= deadline:
-            raise LockTimeout(f"output is being published by {who} ({path}); waited {timeout_seconds:g} s: nothing published")
+            raise LockTimeout(
+                f"output is being published by {holder.describe()} ({path}); waited {timeout_seconds:g} s: nothing published"
+            )
         clock.sleep(_POLL_SECONDS)
 
 
-def _is_stale(fs: FileSystem, path: str, holder: Holder | None, stale_seconds: float, clock: Clock) -> bool:
-    if holder is None:
-        modified = fs.modified_ms(path)
-        return modified is not None and clock.wall() - modified / 1000 > _UNREADABLE_STALE_SECONDS
-    return holder.dead() or holder.age_seconds(clock) > stale_seconds
+def _claim(path: str, found: str) -> str:
+    """The claim on taking over the lock whose text is `found`: one per stale lock."""
+    return f"{path}.{hashlib.sha256(found.encode('utf-8')).hexdigest()[:32]}{_CLAIM_SUFFIX}"
 
 
-def _take_over(fs: FileSystem, path: str, found: str, holder: Holder | None) -> None:
-    """Move the stale lock aside under a name of our own, in one step: of two runs taking over,
-    one moves it. If what we moved is not the lock we judged stale (its holder released it and a
-    live run took it in between), it goes back."""
+def _sweep_claims(fs: FileSystem, path: str, stale_seconds: float, clock: Clock) -> None:
+    """Remove the claims older than twice the age that makes a lock stale: no run still holds
+    the view of the lock they were made for."""
+    folder, name = path.rsplit("/", 1)
+    for info in fs.children(folder):
+        claimed = info.path.rsplit("/", 1)[1]
+        if claimed.startswith(f"{name}.") and claimed.endswith(_CLAIM_SUFFIX):
+            if clock.wall() - info.modified_ms / 1000 > 2 * stale_seconds:
+                fs.delete(info.path)
+
+
+def _take_over(fs: FileSystem, path: str, found: str, holder: Holder | None, me: Holder) -> None:
+    """Move the stale lock aside under a name of our own, once this run holds its claim: of the
+    runs that judged it stale, one moves it. If what we moved is not the lock we judged stale
+    (its holder, judged stale by age yet alive, released it and another run took it in between),
+    it goes back."""
+    if not fs.create_exclusive(_claim(path, found), json.dumps(asdict(me))):
+        return  # another run is taking this lock over: look again
     aside = f"{path}.{uuid.uuid4().hex}.stale"
     if not fs.move_to_new(path, aside):
         return
     moved = fs.read_text(aside)
     if moved == found:
-        why = "its process is gone" if holder and holder.dead() else "it is older than allowed"
-        who = holder.describe() if holder else "an unreadable holder"
+        if holder is None:
+            who, why = "an unreadable holder", "it was unreadable (--repair)"
+        else:
+            who, why = holder.describe(), "its process is gone" if holder.dead() else "it is older than allowed"
         log.warning("took over the publication lock %s held by %s: %s", path, who, why)
         fs.delete(aside)
         return

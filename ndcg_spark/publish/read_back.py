@@ -16,7 +16,7 @@ Connect sessions alike."""
 from __future__ import annotations
 
 import datetime as dt
-import json
+import uuid
 from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any
@@ -28,11 +28,11 @@ from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
 from ndcg_spark.comparison.rows import ComparisonRow
-from ndcg_spark.errors import ConfigError, NdcgSparkError
+from ndcg_spark.errors import ConfigError, NdcgSparkError, StateNotReadable
 from ndcg_spark.evaluation import Evaluation, RunCounts, measure_order, slice_order
 from ndcg_spark.frames import local_frame
 from ndcg_spark.io.layout import COMPARISON_DIR, GATE_DIR, LATEST, PER_QUERY_DIR, SLICES_DIR, SUMMARY_DIR, OutputLayout
-from ndcg_spark.io.storage import FileSystem
+from ndcg_spark.io.storage import FileSystem, parse_record
 from ndcg_spark.publish.layout import MANIFEST_DIR
 from ndcg_spark.publish.manifest import FILE_BYTES, FILE_MODIFIED, FILE_NAME, FILE_ROWS, FILES, OUTPUTS
 from ndcg_spark.report.result import Report
@@ -56,21 +56,100 @@ def _session(spark: SparkSession | None) -> SparkSession:
     return active
 
 
-def manifests(spark: SparkSession, output: str) -> dict[str, dict[str, Any]]:
-    """Every published date's manifest, by label (YYYY-MM-DD, or 'latest' for an undated report).
-    On a classic session the driver lists and reads them (no Spark job); a Connect client has
-    no file system of its own, so there Spark reads them."""
+class ManifestNotReadable(StateNotReadable):
+    """A published date's manifest is empty, cut short or not of its shape: its report cannot be
+    read back (exit 3). Running that date again publishes it whole; --repair sets the manifest
+    aside."""
+
+
+def _manifest_name(name: str) -> bool:
+    """A manifest's file name: DATE.json or latest.json, never a hidden or temporary file (a
+    checksum, a write under way) beside them."""
+    return name.endswith(_JSON) and not name.startswith((".", "_"))
+
+
+def read_manifests(spark: SparkSession, output: str) -> tuple[dict[str, dict[str, Any]], dict[str, ManifestNotReadable]]:
+    """Every published date's manifest, by label (YYYY-MM-DD, or 'latest' for an undated report),
+    and apart, each one that cannot be read, as the error that names it. The listing is filtered
+    by name before anything is read. On a classic session the driver lists and reads them (no
+    Spark job); a Connect client has no file system of its own, so there Spark reads them."""
     folder = f"{output.rstrip('/')}/{MANIFEST_DIR}"
     if not is_connect(spark):
         fs = FileSystem(spark, output)
-        texts = {info.path.rsplit("/", 1)[1]: fs.read_text(info.path) for info in fs.children(folder)}
+        names = [info.path.rsplit("/", 1)[1] for info in fs.children(folder)]
+        texts = {name: fs.read_text(f"{folder}/{name}") or "" for name in names if _manifest_name(name)}
     else:
         try:
-            rows = spark.read.text(folder, wholetext=True).select("value", F.col("_metadata.file_name").alias(_FILE)).collect()
+            rows = (
+                spark.read.text(f"{folder}/[^._]*{_JSON}", wholetext=True)
+                .select("value", F.col("_metadata.file_name").alias(_FILE))
+                .collect()
+            )
         except AnalysisException:  # no manifest folder: nothing published
-            return {}
-        texts = {unquote(row[_FILE]): row["value"] for row in rows}
-    return {name.removesuffix(_JSON): json.loads(text) for name, text in texts.items() if name.endswith(_JSON) and text}
+            return {}, {}
+        texts = {unquote(row[_FILE]): row["value"] for row in rows if _manifest_name(unquote(row[_FILE]))}
+    readable: dict[str, dict[str, Any]] = {}
+    unreadable: dict[str, ManifestNotReadable] = {}
+    for name, text in texts.items():
+        label, path = name.removesuffix(_JSON), f"{folder}/{name}"
+        try:
+            readable[label] = _manifest(parse_record(text, path, "manifest"), path)
+        except StateNotReadable as error:
+            unreadable[label] = ManifestNotReadable(
+                f"{error}: publish {label} again (run that date), or pass --repair to set the manifest aside"
+            )
+    return readable, unreadable
+
+
+def _manifest(record: dict[str, Any], path: str) -> dict[str, Any]:
+    """A manifest's record, checked for the shape its readers rely on."""
+    outputs = record.get(OUTPUTS, {})
+    if not isinstance(outputs, dict) or not all(isinstance(entry, dict) for entry in outputs.values()):
+        raise StateNotReadable(f"manifest {path} holds JSON of the wrong shape ({OUTPUTS} is not an object of objects)")
+    for entry in outputs.values():
+        files = entry.get(FILES, [])
+        if not isinstance(files, list) or not all(isinstance(item, dict) and FILE_NAME in item for item in files):
+            raise StateNotReadable(f"manifest {path} holds JSON of the wrong shape (a file list without names)")
+    return record
+
+
+_SET_ASIDE = ".unreadable"  # under _manifests/: a hidden folder, which the listing skips
+
+
+def set_aside_unreadable_manifests(spark: SparkSession, fs: FileSystem, output: str) -> list[tuple[str, str]]:
+    """--repair: move every unreadable manifest out of the listing (its date then reads as not
+    published, rather than broken, until it is run again); (label, where it went) for each."""
+    folder = f"{output.rstrip('/')}/{MANIFEST_DIR}"
+    moved = []
+    for label in sorted(read_manifests(spark, output)[1]):
+        aside = f"{folder}/{_SET_ASIDE}/{label}.{uuid.uuid4().hex}{_JSON}"
+        fs.mkdirs(aside.rsplit("/", 1)[0])
+        if fs.move_to_new(f"{folder}/{label}{_JSON}", aside):
+            moved.append((label, aside))
+    return moved
+
+
+def unfinished_dates(spark: SparkSession, output: str) -> list[str]:
+    """The published dates whose files are not all as their manifests record them: a
+    publication that was cut short and given up left them so, and running them again publishes
+    them whole."""
+    fs = FileSystem(spark, output)
+    broken = []
+    for label, record in sorted(read_manifests(spark, output)[0].items()):
+        if not records_files(record):
+            continue
+        outputs, _ = _located(record, output)
+        for entry in outputs.values():
+            listed = {info.path.rsplit("/", 1)[1]: info.size for info in fs.children(entry[_FOLDER])}
+            if any(listed.get(item[FILE_NAME]) != item[FILE_BYTES] for item in entry[FILES]):
+                broken.append(label)
+                break
+    return broken
+
+
+def manifests(spark: SparkSession, output: str) -> dict[str, dict[str, Any]]:
+    """The readable manifests of read_manifests."""
+    return read_manifests(spark, output)[0]
 
 
 def records_files(record: Mapping[str, Any]) -> bool:
@@ -104,8 +183,10 @@ def read_report(output: str, eval_date: dt.date | str | None = None, *, spark: S
     and its manifest's config and counts (`Report.manifest`). Raises ReportNotReadable while the
     date is being republished, rather than return datasets of two runs."""
     session = _session(spark)
-    found = manifests(session, output)
-    label = choose(found, output, eval_date)
+    found, unreadable = read_manifests(session, output)
+    label = choose({**found, **unreadable}, output, eval_date)
+    if label in unreadable:
+        raise unreadable[label]
     record = found[label]
     if not records_files(record):
         raise ReportNotReadable(

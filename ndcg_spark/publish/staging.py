@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 
 from pyspark.sql import SparkSession
 
-from ndcg_spark.io.storage import FileSystem
+from ndcg_spark.errors import StateNotReadable
+from ndcg_spark.io.storage import FileSystem, parse_record
 from ndcg_spark.publish.layout import COMMIT_FILE
 
 STAGING_DIR = "_staging"  # a leading underscore: Spark, pyarrow and DuckDB readers skip it
@@ -45,26 +46,36 @@ class Staging:
     def path(self, name: str) -> str:
         return f"{self.root}/{name}"
 
-    def _recorded(self) -> str | None:
-        """The staging folder an unfinished publication still needs (see publish/commit.py)."""
-        record = self.fs.read_json(f"{self.output}/{COMMIT_FILE}")
-        return None if record is None else str(record["staging"]).rstrip("/")
+    def _needed(self) -> set[str]:
+        """The staging folders an unfinished publication may still need (see publish/commit.py):
+        the one its record names or, when the record cannot be read, every one that holds a copy
+        of a record (the recovery looks for it there)."""
+        path = f"{self.output}/{COMMIT_FILE}"
+        text = self.fs.read_text(path)
+        if text is None:
+            return set()
+        try:
+            return {_name(str(parse_record(text, path, "commit record")["staging"]))}
+        except (StateNotReadable, KeyError):
+            return {_name(info.path) for info in self.fs.children(self.parent) if self.fs.exists(f"{info.path}/{COMMIT_FILE}")}
 
     def _remove_stale(self) -> None:
         cutoff_ms = (time.time() - STALE_STAGING_SECONDS) * 1000
-        needed = self._recorded()
-        stale = [info for info in self.fs.children(self.parent) if info.modified_ms < cutoff_ms]
-        for info in stale:
-            if needed is None or not info.path.rstrip("/").endswith(needed.rsplit("/", 1)[1]):
+        needed = self._needed()
+        for info in self.fs.children(self.parent):
+            if info.modified_ms < cutoff_ms and _name(info.path) not in needed:
                 self.fs.delete(info.path)
 
     def discard(self) -> None:
         """Remove this run's folder, unless a publication cut short by an error still needs it."""
-        needed = self._recorded()
-        if needed is not None and needed.endswith(self.token):
+        if self.token in self._needed():
             return
         self.fs.delete(self.root)
         if self.fs.is_empty_dir(self.parent):
             self.fs.delete(self.parent)
         if not self._output_existed and self.fs.is_empty_dir(self.output):
             self.fs.delete(self.output)
+
+
+def _name(path: str) -> str:
+    return path.rstrip("/").rsplit("/", 1)[-1]

@@ -4,11 +4,11 @@ wins and losses, and each run's history from the summaries already published."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from pyspark.errors import PySparkException
+from pyspark.errors import AnalysisException
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
@@ -85,10 +85,17 @@ def _differences(per_query: DataFrame, baseline: str, k: int) -> tuple[dict, dic
     return quantiles, wins, losses
 
 
-def _trend(spark: SparkSession, layout: OutputLayout, evaluation: Evaluation, k: int) -> list[tuple[str, str, float]]:
+_NOTHING_THERE = "PATH_NOT_FOUND"
+
+
+def _trend(
+    spark: SparkSession, layout: OutputLayout, evaluation: Evaluation, k: int, left_out: Collection[str] = ()
+) -> list[tuple[str, str, float]]:
     """NDCG@k per run for every eval date already published with the same variant, with
     today's values in place of any published for this date. A summary without the variant
-    column (written before it existed) counts as the default variant."""
+    column (written before it existed) counts as the default variant. The dates `left_out`
+    (their manifests cannot be read: the caller warns of each) are not drawn. Only a summary
+    folder that is not there means nothing published; any other read error is raised."""
     today = layout.label
     variants = {row[c.VARIANT] for row in evaluation.summary}
     points = [
@@ -106,13 +113,21 @@ def _trend(spark: SparkSession, layout: OutputLayout, evaluation: Evaluation, k:
         history = (
             published.filter((F.col(c.MEASURE) == c.MEASURE_CUT) & (F.col(c.K) == k) & same)
             .select(F.col(c.EVAL_DATE).cast("string").alias(c.EVAL_DATE), c.RUN_ID, c.NDCG)
-            .filter(F.col(c.EVAL_DATE) != today)
+            .filter(~F.col(c.EVAL_DATE).isin(today, *left_out))
             .collect()
         )
-    except PySparkException:  # nothing published yet
+    except AnalysisException as error:
+        if _condition(error) != _NOTHING_THERE:
+            raise
         history = []
     points += [(row[c.EVAL_DATE], row[c.RUN_ID], row[c.NDCG]) for row in history if row[c.NDCG] is not None]
     return sorted(points)
+
+
+def _condition(error: AnalysisException) -> str | None:
+    """The error's condition (Spark 4's name; getErrorClass before it)."""
+    named = getattr(error, "getCondition", None) or error.getErrorClass
+    return named()
 
 
 Renderer = Callable[[ReportData], str]
@@ -128,8 +143,10 @@ def gather(
     baseline: str | None,
     warnings: list[str],
     verdict: Verdict | None = None,
+    left_out: Collection[str] = (),
 ) -> ReportData:
-    """The page's numbers; `layout` locates the summaries already published, for the trend."""
+    """The page's numbers; `layout` locates the summaries already published, for the trend
+    (`left_out`: dates whose manifests cannot be read)."""
     k = report_k(ks)
     data = ReportData(
         title=layout.label,
@@ -139,7 +156,7 @@ def gather(
         slices=[row.asDict() for row in evaluation.slices],
         histogram=_histogram(per_query, k),
         baseline=baseline,
-        trend=_trend(spark, layout, evaluation, k),
+        trend=_trend(spark, layout, evaluation, k, left_out),
         warnings=warnings,
         verdict=verdict,
     )

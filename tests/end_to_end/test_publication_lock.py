@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from ndcg_spark.errors import EXIT_FAILURE, EXIT_OK
+from ndcg_spark.errors import EXIT_FAILURE, EXIT_OK, StateNotReadable
 from ndcg_spark.io.storage import FileSystem
 from ndcg_spark.job.cli import main
 from ndcg_spark.publish.events import listening
 from ndcg_spark.publish.layout import COMMIT_FILE, LOCK_FILE
-from ndcg_spark.publish.lock import Clock, LockTimeout, publication_lock
+from ndcg_spark.publish.lock import Clock, Holder, LockTimeout, _take_over, publication_lock
 from ndcg_spark.publish.staging import STAGING_DIR, STALE_STAGING_SECONDS, Staging
 from tests.conftest import HANG_SECONDS, error_lines, run_job, snapshot
 
@@ -120,19 +120,54 @@ def test_a_held_lock_is_waited_for_and_taken_once_released(spark: SparkSession, 
     assert not (tmp_path / LOCK_FILE).exists()
 
 
-def test_an_unreadable_lock_is_taken_over_once_60_seconds_old(spark: SparkSession, tmp_path: Path, caplog) -> None:
-    (tmp_path / LOCK_FILE).write_text('{"token": "t0", "ho')  # cut short by a kill while written
+def test_an_unreadable_lock_is_refused_and_taken_over_only_when_repairing(spark: SparkSession, tmp_path: Path, caplog) -> None:
+    """A lock is written whole before it appears: one cut short was damaged on disk, and no
+    live run can be writing it. A run refuses it without waiting (exit 3, naming it); --repair's
+    lock takes it over at once."""
+    (tmp_path / LOCK_FILE).write_text('{"token": "t0", "ho')
     fs, fake = FileSystem(spark, str(tmp_path)), _Clock()
-    started = fake.wall_now
+    path = str(tmp_path / LOCK_FILE)
+    with pytest.raises(StateNotReadable, match=f"publication lock {path} is cut short or not JSON .*pass --repair to remove it"):
+        with publication_lock(fs, path, None, timeout_seconds=600, clock=fake.clock()):
+            pytest.fail("took an unreadable lock")
+    assert fake.monotonic_now == 0 and (tmp_path / LOCK_FILE).exists()
     with (
         caplog.at_level(logging.INFO, logger="ndcg_spark"),
-        publication_lock(fs, str(tmp_path / LOCK_FILE), None, timeout_seconds=600, clock=fake.clock()) as me,
+        publication_lock(fs, path, None, timeout_seconds=600, clock=fake.clock(), repairing=True) as me,
     ):
         assert json.loads((tmp_path / LOCK_FILE).read_text())["token"] == me.token
-    waited = fake.wall_now - started
-    assert 59 < waited <= 61, waited  # stale once 60 s old (its modification time, to the ms), by its own polls
-    assert "held by an unreadable lock" in caplog.text
-    assert "took over the publication lock" in caplog.text and "held by an unreadable holder" in caplog.text
+    assert "took over the publication lock" in caplog.text and "it was unreadable (--repair)" in caplog.text
+
+
+def test_of_two_runs_that_judge_one_lock_stale_one_takes_it_over(spark: SparkSession, tmp_path: Path, caplog) -> None:
+    """The three-run race: runs A and B both find a dead run's lock; B takes it over and holds the
+    lock. A, late, must not move B's lock aside (a third run could then take the empty name, and
+    two would publish): its takeover finds the dead lock claimed, looks again, and waits for B."""
+    path = str(tmp_path / LOCK_FILE)
+    dead = _lock(tmp_path, socket.gethostname(), _dead_pid(), dt.datetime.now(dt.UTC))
+    found = dead.read_text()
+    fs = FileSystem(spark, str(tmp_path))
+    fake = _Clock()
+    with publication_lock(fs, path, "2026-12-01", clock=fake.clock()) as b:  # B took it over
+        held = (tmp_path / LOCK_FILE).read_text()
+        assert json.loads(held)["token"] == b.token
+        third = json.dumps({"token": "t3", "host": "elsewhere.example", "pid": 3, "since": b.since, "eval_date": None})
+
+        class ThirdRunRaces(FileSystem):
+            """C creates its lock the moment A's move leaves the name empty."""
+
+            def move_to_new(self, source: str, target: str) -> bool:
+                moved = super().move_to_new(source, target)
+                if moved and source == path:
+                    self.create_exclusive(path, third)
+                return moved
+
+        _take_over(ThirdRunRaces(spark, str(tmp_path)), path, found, None, Holder.me(None))  # A, late
+        assert (tmp_path / LOCK_FILE).read_text() == held
+        with pytest.raises(LockTimeout, match="output is being published by"):
+            with publication_lock(fs, path, None, timeout_seconds=5, clock=fake.clock()):
+                pytest.fail("took a lock a live run holds")
+    assert not (tmp_path / LOCK_FILE).exists()
 
 
 def test_a_lock_that_changes_hands_during_a_takeover_goes_back_to_its_new_holder(
