@@ -223,12 +223,6 @@ class FileSystem:
             return None
         return int(self._fs.getFileStatus(self._path(path)).getModificationTime())
 
-    def read_record(self, path: str, what: str) -> dict[str, Any] | None:
-        """A state file's JSON object (None when it is not there); StateNotReadable, naming it,
-        when it is empty, cut short or of the wrong shape (see parse_record)."""
-        text = self.read_text(path)
-        return None if text is None else parse_record(text, path, what)
-
     def move_to_new(self, source: str, target: str) -> bool:
         """Rename source to a name nobody uses, in one step: False when source is gone (another
         process moved it first). A rename refused otherwise raises MoveFailed, naming both paths;

@@ -92,7 +92,8 @@ def _settings(config: JobConfig) -> dict[str, object]:
 
 def evaluate_paths(spark: SparkSession, config: JobConfig, staging: Staging) -> tuple[DataFrame, Evaluation, DataFrame | None]:
     """Read the configured inputs and evaluate them; the (run, query) rows are staged as Parquet,
-    which survives a lost executor, unlike a checkpoint in executors' memory. With
+    which survives a lost executor, unlike a checkpoint in executors' memory, and so is per_query,
+    the folder publishing moves into place, which the summary reads. With
     --trec-eval-report and relstring among the measures (all_trec), also the relstrings that
     text prints (a plan over the inputs, read when it is published)."""
     judgments, results = read_inputs(spark, config)

@@ -44,18 +44,23 @@ def _stopped_at(point: str, detail: str, arguments: list[str]) -> None:
         main(arguments)
 
 
-@pytest.fixture()
-def recorded(tmp_path: Path) -> tuple[Path, list[str]]:
-    """An output whose report of DATE is 'old', with a publication of 'new' recorded and cut off
-    before its first move; and the new run's arguments."""
+def _cut_off(tmp_path: Path, point: str, detail: str = "") -> tuple[Path, list[str]]:
+    """An output whose report of DATE is 'old', with a publication of 'new' cut off at `point`;
+    and the new run's arguments."""
     judgments = write(tmp_path / "j" / "part-0.parquet", JUDGMENTS)
     old, new = named_results(tmp_path, "old"), named_results(tmp_path, "new")
     output = tmp_path / "out"
     assert main(job_arguments(judgments, old, output)) == EXIT_OK
     arguments = job_arguments(judgments, new, output)
-    _stopped_at("recorded", "", arguments)
+    _stopped_at(point, detail, arguments)
     assert (output / COMMIT_FILE).exists()
     return output, arguments
+
+
+@pytest.fixture()
+def recorded(tmp_path: Path) -> tuple[Path, list[str]]:
+    """Recorded, cut off before its first move."""
+    return _cut_off(tmp_path, "recorded")
 
 
 def _copies(output: Path) -> list[Path]:
@@ -109,12 +114,7 @@ def test_a_damaged_commit_record_without_a_copy_is_refused_then_abandoned(record
 
 
 def test_an_abandoned_publication_names_the_date_it_left_half_moved(tmp_path: Path, capsys) -> None:
-    judgments = write(tmp_path / "j" / "part-0.parquet", JUDGMENTS)
-    old, new = named_results(tmp_path, "old"), named_results(tmp_path, "new")
-    output = tmp_path / "out"
-    assert main(job_arguments(judgments, old, output)) == EXIT_OK
-    arguments = job_arguments(judgments, new, output)
-    _stopped_at("moved", "per_query", arguments)
+    output, arguments = _cut_off(tmp_path, "moved", "per_query")
     (output / COMMIT_FILE).write_text("")
     for copy in _copies(output):
         copy.unlink()
