@@ -123,6 +123,8 @@ class FileSystem:
                     os.link(self._local(temporary), self._local(path))
                 except FileExistsError:
                     return False
+                except OSError:  # a mount without hard links: created in place, O_EXCL
+                    return self._create_local_in_place(path, text)
                 self._sync_folder(path)
                 return True
             if self._fs.rename(self._path(temporary), self._path(path)):
@@ -132,6 +134,14 @@ class FileSystem:
             raise MoveFailed(f"cannot create {path}: renaming {temporary} to it failed")
         finally:
             self._discard(temporary)
+
+    def _create_local_in_place(self, path: str, text: str) -> bool:
+        try:
+            self._write_synced(path, text)
+        except FileExistsError:
+            return False
+        self._sync_folder(path)
+        return True
 
     def _create_in_place(self, path: str, text: str) -> bool:
         try:

@@ -212,3 +212,19 @@ def test_a_folder_is_never_renamed_onto_one_still_there(spark: SparkSession, tmp
     with pytest.raises(MoveFailed, match=f"cannot move {source} to {target}: {target} is there already"):
         place(FileSystem(spark, str(tmp_path)), move)
     assert sorted(path.name for path in target.iterdir()) == ["part-0.parquet"]
+
+
+def test_a_lock_is_created_whole_and_exclusively_even_where_hard_links_are_refused(
+    spark: SparkSession, tmp_path: Path, monkeypatch
+) -> None:
+    fs, path = FileSystem(spark, str(tmp_path)), str(tmp_path / LOCK_FILE)
+    assert fs.create_exclusive(path, "first") and not fs.create_exclusive(path, "second")
+
+    def refused(source: str, target: str) -> None:
+        raise PermissionError("hard links not supported here")
+
+    monkeypatch.setattr("os.link", refused)
+    other = str(tmp_path / "other.lock")
+    assert fs.create_exclusive(other, "first") and not fs.create_exclusive(other, "second")
+    assert (tmp_path / LOCK_FILE).read_text() == "first" and (tmp_path / "other.lock").read_text() == "first"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [LOCK_FILE, "other.lock"]  # no temporary file left
