@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from ndcg_spark.errors import StateNotReadable
@@ -29,7 +29,6 @@ from ndcg_spark.publish.layout import COMMIT_FILE, PublicationLayout
 from ndcg_spark.publish.staging import STAGING_DIR
 
 _WHAT = "commit record"
-_MOVE_FIELDS = {item.name: item.type for item in fields(Move)}
 
 log = logging.getLogger(LOGGER)
 
