@@ -108,8 +108,9 @@ def _manifest(record: dict[str, Any], path: str) -> dict[str, Any]:
         raise StateNotReadable(f"manifest {path} holds JSON of the wrong shape ({OUTPUTS} is not an object of objects)")
     for entry in outputs.values():
         files = entry.get(FILES, [])
-        if not isinstance(files, list) or not all(isinstance(item, dict) and FILE_NAME in item for item in files):
-            raise StateNotReadable(f"manifest {path} holds JSON of the wrong shape (a file list without names)")
+        keys = {FILE_NAME, FILE_BYTES, FILE_MODIFIED, FILE_ROWS}
+        if not isinstance(files, list) or not all(isinstance(item, dict) and keys <= item.keys() for item in files):
+            raise StateNotReadable(f"manifest {path} holds JSON of the wrong shape (a file without {', '.join(sorted(keys))})")
     return record
 
 
