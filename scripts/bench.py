@@ -27,7 +27,7 @@ change, say) as "job_from", in turn with this one on the same data; its means mu
 
 --breakdown then runs the job (and job_from, and the bare NDCG peers asked for) once more each with
 Spark's event log and tabulates where the time goes: Spark jobs, the start before the first, the
-job's steps (main pass, summary, publish, from its step log), the longest Spark job of the main
+job's steps (main pass, per_query, summary, publish, from its step log), the longest Spark job of the main
 pass, and the time no Spark job ran; then, for every run alike, from the event log alone: the time
 to the longest Spark job (the main stage), that job with its tasks' count, time and CPU time, the
 time after it, and the process's CPU time.
@@ -485,6 +485,7 @@ def breakdown(tool: Tool, env: dict[str, str], events: Path) -> dict[str, float]
         "start": (spans[0][0] - app_start) if spans else 0.0,
         "main_pass": seconds("main pass"),
         "longest_job_in_main_pass": max(in_main, default=0.0),
+        "per_query": seconds("per_query"),
         "summary": seconds("summary"),
         "publish": seconds("publish"),
         "no_spark_job_running": (app_end - app_start) - busy,
@@ -741,8 +742,9 @@ def main() -> None:
             "",
             "Where one run's time goes (s; an extra run of each with Spark's event log):",
             "",
-            "| run | wall | Spark jobs | start | main pass | its longest job | summary | publish | no Spark job running |",
-            "|---|---|---|---|---|---|---|---|---|",
+            "| run | wall | Spark jobs | start | main pass | its longest job | per_query | summary | publish"
+            " | no Spark job running |",
+            "|---|---|---|---|---|---|---|---|---|---|",
         ]
         for name, part in parts.items():
             if name in BREAKDOWN_PEERS:  # no step log
@@ -750,7 +752,8 @@ def main() -> None:
             lines.append(
                 f"| {name} | {part['wall']:.1f} | {part['spark_jobs']:.0f} | {part['start']:.1f} |"
                 f" {part['main_pass']:.1f} | {part['longest_job_in_main_pass']:.1f} |"
-                f" {part['summary']:.1f} | {part['publish']:.1f} | {part['no_spark_job_running']:.1f} |"
+                f" {part['per_query']:.1f} | {part['summary']:.1f} | {part['publish']:.1f} |"
+                f" {part['no_spark_job_running']:.1f} |"
             )
         lines += [
             "",
