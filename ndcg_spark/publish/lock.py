@@ -104,10 +104,10 @@ def _holder(text: str, path: str) -> Holder:
     record = parse_record(text, path, _WHAT)
     try:
         holder = Holder(**record)
-        if not all(isinstance(value, str) for value in (holder.token, holder.host, holder.since)):
+        texts = (holder.token, holder.host, holder.since)
+        if not all(isinstance(value, str) for value in texts) or not isinstance(holder.pid, int):
             raise TypeError("a field of the wrong type")
         holder.age_seconds()
-        int(holder.pid)
     except (TypeError, ValueError) as error:
         raise StateNotReadable(f"{_WHAT} {path} holds JSON of the wrong shape ({error})") from None
     return holder
