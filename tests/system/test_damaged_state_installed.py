@@ -13,7 +13,7 @@ import pytest
 from ndcg_spark.errors import EXIT_INPUT_REJECTED, EXIT_OK
 from ndcg_spark.publish.layout import COMMIT_FILE, LOCK_FILE, MANIFEST_DIR
 from tests.conftest import HANG_SECONDS, JUDGMENTS, RESULTS, job_env, write
-from tests.publication import DATE
+from tests.publication import DATE, job_arguments
 
 pytestmark = pytest.mark.slow
 
@@ -36,21 +36,8 @@ def _refusals(done: subprocess.CompletedProcess[str]) -> list[str]:
 
 
 def _job(tmp_path: Path, output: Path) -> list[str]:
-    judgments = write(tmp_path / "j.parquet", JUDGMENTS)
-    results = write(tmp_path / "r.parquet", RESULTS)
-    return [
-        "--judgments",
-        judgments,
-        "--results",
-        results,
-        "--output",
-        str(output),
-        "--k",
-        "1,2",
-        "--no-html-report",
-        "--eval-date",
-        DATE,
-    ]
+    """The job's arguments for DATE (tests.publication's), on the tiny inputs."""
+    return job_arguments(write(tmp_path / "j.parquet", JUDGMENTS), write(tmp_path / "r.parquet", RESULTS), output)
 
 
 @pytest.mark.parametrize("which", list(_DAMAGED))
