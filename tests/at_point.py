@@ -11,7 +11,10 @@ matches its TARGET, `point` or `point=detail` (`*`: at every point):
     wait@TARGET@FILE    go on only once FILE exists (another run's mark, or the test's word);
     copy@TARGET         copy the --output folder to MARKS/NN-point[-detail].copy: on a local disk,
                         what a kill there would leave (every write before the point is complete,
-                        nothing after it has started), once the process has ended."""
+                        nothing after it has started), once the process has ended;
+    store@conditional   run on the simulated object store (tests/object_store.py), with conditional
+    store@plain         writes or without; each file its renames copy or delete is a point of its
+                        own, `stored`, its detail what was done (`copied part-...`)."""
 
 from __future__ import annotations
 
@@ -24,8 +27,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from ndcg_spark.io.storage import simulated  # noqa: E402
 from ndcg_spark.job.cli import main  # noqa: E402
 from ndcg_spark.publish.events import Point, listening  # noqa: E402
+from tests.object_store import ObjectStore, PlainObjectStore  # noqa: E402
+
+STORED = "stored"  # the point of one file copied or deleted by the simulated store's rename
 
 # A bound against a test that never gives its word: the run fails instead of hanging CI.
 WAIT_LIMIT_SECONDS = 1800  # tests/conftest.py HANG_SECONDS
@@ -51,11 +58,12 @@ def _wait_for(gate: Path) -> None:
 
 def run(marks: Path, actions: list[str], argv: list[str]) -> int:
     marks.mkdir(parents=True, exist_ok=True)
-    pending = [action.split("@", 2) for action in actions]
+    stores = [action.split("@", 1)[1] for action in actions if action.startswith("store@")]
+    pending = [action.split("@", 2) for action in actions if not action.startswith("store@")]
     output = Path(argv[argv.index("--output") + 1])
     count = 0
 
-    def act(point: Point, detail: str) -> None:
+    def act(point: Point | str, detail: str) -> None:
         nonlocal count
         count += 1
         mark = marks / _mark_name(count, point, detail)
@@ -72,7 +80,12 @@ def run(marks: Path, actions: list[str], argv: list[str]) -> int:
             else:
                 _wait_for(Path(action[2]))
 
-    with listening(act):
+    if not stores:
+        with listening(act):
+            return main(argv)
+    store = ObjectStore if stores == ["conditional"] else PlainObjectStore
+    store.step = staticmethod(lambda detail: act(STORED, detail))
+    with listening(act), simulated(store):
         return main(argv)
 
 

@@ -15,6 +15,8 @@ from ndcg_spark.publish.layout import COMMIT_FILE
 from tests.conftest import RESULTS, ROOT, job_env, write
 
 DATE = "2026-12-01"
+# A run's staging token, and the UUID in the name of a part file Spark writes.
+_TOKEN = re.compile(r"[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 AT_POINT = str(ROOT / "tests" / "at_point.py")
 DATASETS = ("per_query", "summary", "comparison")
 
@@ -79,3 +81,12 @@ def whole_report_of(output: Path) -> str:
     assert len(found) == 1, writers(output)
     assert not (output / COMMIT_FILE).exists()
     return found.pop()
+
+
+def listing(output: Path) -> list[str]:
+    """Every file's path under output, with run tokens and checksum files left out."""
+    return sorted(
+        _TOKEN.sub("T", str(path.relative_to(output)))
+        for path in output.rglob("*")
+        if path.is_file() and not path.name.endswith(".crc")
+    )

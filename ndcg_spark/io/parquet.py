@@ -8,7 +8,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import types as T
 
 from ndcg_spark.errors import InputError, first_line
-from ndcg_spark.io.storage import FileSystem
+from ndcg_spark.io.storage import file_system
 
 
 def read_parquet(spark: SparkSession, path: str, label: str) -> DataFrame:
@@ -43,9 +43,9 @@ _CONFLICT_FILES_CHECKED = 1000
 def _schema_conflict(spark: SparkSession, path: str) -> str | None:
     """The first column whose type differs between two files of the input, and where: read file
     by file, only after the merge failed (at most the first 1000 files)."""
-    files = [info.path for info in FileSystem(spark, path).files(path) if not info.path.rsplit("/", 1)[1].startswith(("_", "."))][
-        :_CONFLICT_FILES_CHECKED
-    ]
+    files = [
+        info.path for info in file_system(spark, path).files(path) if not info.path.rsplit("/", 1)[1].startswith(("_", "."))
+    ][:_CONFLICT_FILES_CHECKED]
     seen: dict[str, tuple[T.DataType, str]] = {}
     for file in files:
         for column in spark.read.parquet(file).schema:

@@ -18,7 +18,7 @@ from ndcg_spark.comparison.verdict import format_verdict
 from ndcg_spark.errors import ConfigError, StateNotReadable
 from ndcg_spark.evaluation import Evaluation, evaluate_checked
 from ndcg_spark.io.layout import PER_QUERY_DIR
-from ndcg_spark.io.storage import FileSystem
+from ndcg_spark.io.storage import FileSystem, file_system
 from ndcg_spark.job.config import JobConfig
 from ndcg_spark.job.gate import earlier_date, gate_verdict, manifest_entry
 from ndcg_spark.job.inputs import read_inputs, read_slices
@@ -153,7 +153,7 @@ def repair(config: JobConfig, interactive: bool) -> None:
     again."""
     spark = build_session(config, interactive)
     layout = PublicationLayout(config.output, config.eval_date)
-    fs = FileSystem(spark, config.output)
+    fs = file_system(spark, config.output)
     _check_output(fs, config.output)
     done: list[str] = []
     if lock_unreadable(fs, layout.lock):
@@ -250,7 +250,7 @@ def run(config: JobConfig, interactive: bool, render: Renderer | None) -> Verdic
     started = dt.datetime.now(dt.UTC)
     spark = build_session(config, interactive)
     layout = PublicationLayout(config.output, config.eval_date)
-    _check_output(FileSystem(spark, config.output), config.output)
+    _check_output(file_system(spark, config.output), config.output)
     earlier = earlier_date(spark, config)  # a date that is not published is a usage error, found now
     staging = Staging(spark, config.output)
     try:

@@ -147,6 +147,9 @@ def place(fs: FileSystem, move: Move) -> None:
         if fs.exists(move.source):
             fs.replace(move.source, move.target)
         return
+    if fs.renames_are_copies:
+        _place_file_by_file(fs, move)
+        return
     if fs.exists(move.source):
         if fs.exists(move.target) and not fs.exists(move.aside):
             fs.mkdirs(move.aside.rsplit("/", 1)[0])
@@ -159,4 +162,31 @@ def place(fs: FileSystem, move: Move) -> None:
             name = info.path.rsplit("/", 1)[1]
             if name.startswith(f"{c.EVAL_DATE}=") and not fs.exists(f"{move.target}/{name}"):
                 fs.move_to_new(info.path, f"{move.target}/{name}")
+        fs.delete(move.aside)
+
+
+def _name(path: str) -> str:
+    return path.rsplit("/", 1)[1]
+
+
+def _place_file_by_file(fs: FileSystem, move: Move) -> None:
+    """place() where a rename is a copy of each file and then a delete (object stores): a folder
+    cannot change in one step, so its files move one at a time, each in a step of its own (a
+    copy, atomic per file, then the delete). The earlier run's files go aside first, then the
+    staged ones come in, data files first and _SUCCESS last: a reader of the folder sees fewer
+    files for a while, never files of two runs. Run again after a kill, it goes on from where
+    it was: once one staged file is in place, no file of the folder is an earlier run's."""
+    staged = set(move.files)
+    if fs.exists(move.source):
+        present = {_name(info.path): info.path for info in fs.children(move.target)}
+        if not staged & present.keys():
+            for name, path in sorted(present.items()):
+                # An undated dataset's folder also holds the dated ones (eval_date=D): they stay.
+                if not name.startswith(f"{c.EVAL_DATE}="):
+                    fs.move_file(path, f"{move.aside}/{name}")
+        names = sorted((_name(info.path) for info in fs.children(move.source)), key=lambda name: (name not in staged, name))
+        for name in names:
+            fs.move_file(f"{move.source}/{name}", f"{move.target}/{name}")
+        fs.delete(move.source)
+    if fs.exists(move.aside):
         fs.delete(move.aside)

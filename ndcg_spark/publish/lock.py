@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 
 from ndcg_spark.errors import NdcgSparkError, StateNotReadable
-from ndcg_spark.io.storage import FileSystem, parse_record
+from ndcg_spark.io.storage import CONDITIONAL_CREATE, FileSystem, parse_record
 from ndcg_spark.progress import LOGGER
 from ndcg_spark.publish.events import reached
 
@@ -147,6 +147,14 @@ def publication_lock(
     repairing: an unreadable lock is taken over (--repair), instead of refused."""
     me = Holder.me(eval_date, clock)
     text = json.dumps(asdict(me))
+    if not fs.conditional_create:
+        log.warning(
+            "the publication lock %s is not exclusive on this store: it offers no conditional create (%s), so two"
+            " runs publishing at the same moment could both take it; enable it (S3A: Hadoop 3.4.2 or later,"
+            " fs.s3a.create.conditional.enabled=true) or schedule one run per output at a time (docs/operations.md)",
+            path,
+            CONDITIONAL_CREATE,
+        )
     _acquire(fs, path, me, text, timeout_seconds, stale_seconds, clock, repairing)
     try:
         yield me

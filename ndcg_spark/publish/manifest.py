@@ -17,7 +17,7 @@ from typing import Any
 from pyspark.sql import SparkSession
 
 from ndcg_spark.evaluation import Evaluation
-from ndcg_spark.io.storage import FileSystem
+from ndcg_spark.io.storage import file_system
 from ndcg_spark.publish.atomic import Published
 from ndcg_spark.publish.layout import PublicationLayout
 from ndcg_spark.version import package_version
@@ -35,7 +35,7 @@ def _iso(millis: int) -> str:
 
 def input_record(spark: SparkSession, path: str, rows: int | None) -> dict[str, Any]:
     """An input as the manifest records it: path, rows read, files and their latest change."""
-    files = FileSystem(spark, path).files(path)
+    files = file_system(spark, path).files(path)
     return {
         "path": path,
         "rows": rows,

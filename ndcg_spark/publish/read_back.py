@@ -32,7 +32,7 @@ from ndcg_spark.errors import ConfigError, NdcgSparkError, StateNotReadable
 from ndcg_spark.evaluation import Evaluation, RunCounts, measure_order, slice_order
 from ndcg_spark.frames import local_frame
 from ndcg_spark.io.layout import COMPARISON_DIR, GATE_DIR, LATEST, PER_QUERY_DIR, SLICES_DIR, SUMMARY_DIR, OutputLayout
-from ndcg_spark.io.storage import FileSystem, parse_record
+from ndcg_spark.io.storage import FileSystem, file_system, parse_record
 from ndcg_spark.publish.layout import MANIFEST_DIR
 from ndcg_spark.publish.manifest import FILE_BYTES, FILE_MODIFIED, FILE_NAME, FILE_ROWS, FILES, OUTPUTS
 from ndcg_spark.report.result import Report
@@ -75,7 +75,7 @@ def read_manifests(spark: SparkSession, output: str) -> tuple[dict[str, dict[str
     Spark job); a Connect client has no file system of its own, so there Spark reads them."""
     folder = f"{output.rstrip('/')}/{MANIFEST_DIR}"
     if not is_connect(spark):
-        fs = FileSystem(spark, output)
+        fs = file_system(spark, output)
         names = [info.path.rsplit("/", 1)[1] for info in fs.children(folder)]
         texts = {name: fs.read_text(f"{folder}/{name}") or "" for name in names if _manifest_name(name)}
     else:
@@ -134,7 +134,7 @@ def unfinished_dates(spark: SparkSession, output: str) -> list[str]:
     """The published dates whose files are not all as their manifests record them: a
     publication that was cut short and given up left them so, and running them again publishes
     them whole."""
-    fs = FileSystem(spark, output)
+    fs = file_system(spark, output)
     broken = []
     for label, record in sorted(read_manifests(spark, output)[0].items()):
         if not records_files(record):

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pyspark.sql import SparkSession
 
 from ndcg_spark.errors import StateNotReadable
-from ndcg_spark.io.storage import FileSystem, parse_record
+from ndcg_spark.io.storage import file_system, parse_record
 from ndcg_spark.publish.layout import COMMIT_FILE
 
 STAGING_DIR = "_staging"  # a leading underscore: Spark, pyarrow and DuckDB readers skip it
@@ -31,7 +31,7 @@ class Staging:
 
     def __post_init__(self) -> None:
         self.output = self.output.rstrip("/")
-        self.fs = FileSystem(self.spark, self.output)
+        self.fs = file_system(self.spark, self.output)
         self._output_existed = self.fs.exists(self.output)
         self._remove_stale()
 

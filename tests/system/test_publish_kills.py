@@ -7,7 +7,6 @@ second run is really killed at the first move, and leaves what that copy holds."
 
 from __future__ import annotations
 
-import re
 import shutil
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from ndcg_spark.publish.layout import COMMIT_FILE, LOCK_FILE
 from ndcg_spark.publish.read_back import ReportNotReadable, read_report
 from ndcg_spark.publish.staging import STAGING_DIR
 from tests.conftest import HANG_SECONDS, JUDGMENTS, write
-from tests.publication import DATE, job_arguments, named_results, start_at_point, whole_report_of, writers
+from tests.publication import DATE, job_arguments, listing, named_results, start_at_point, whole_report_of, writers
 
 pytestmark = pytest.mark.slow
 
@@ -37,8 +36,6 @@ AFTER_KILL = {
     "manifest": (NEW, True),
     "committed": (NEW, False),
 }
-# A run's staging token, and the UUID in the name of a part file Spark writes.
-_TOKEN = re.compile(r"[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 @pytest.fixture(scope="module")
@@ -75,18 +72,9 @@ def _put_back(state: Path, output: Path) -> None:
     shutil.copytree(state, output, symlinks=True)
 
 
-def _listing(output: Path) -> list[str]:
-    """Every file's path under output, with run tokens and checksum files left out."""
-    return sorted(
-        _TOKEN.sub("T", str(path.relative_to(output)))
-        for path in output.rglob("*")
-        if path.is_file() and not path.name.endswith(".crc")
-    )
-
-
 def test_a_real_kill_leaves_what_the_copy_at_its_point_holds(killed) -> None:
     output, states, really, _ = killed
-    assert _listing(really) == _listing(states["moved-per_query"])
+    assert listing(really) == listing(states["moved-per_query"])
     assert writers(really) == writers(states["moved-per_query"])
 
 
