@@ -66,11 +66,11 @@ class ObjectStore(FileSystem):
         here.unlink()
         self.step(f"deleted {here.name}")
 
-    def write_text(self, path: str, text: str) -> None:
+    def _put(self, path: str, text: str) -> None:
         """A PUT: the object appears whole, once written."""
         _put_text(Path(self._local(path)), text)
 
-    def create_exclusive(self, path: str, text: str) -> bool:
+    def _create_in_place(self, path: str, text: str) -> bool:
         target = Path(self._local(path))
         if not self.conditional:  # a look, then a PUT: two writers can both get here
             if target.exists():

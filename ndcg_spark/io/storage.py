@@ -119,7 +119,7 @@ class FileSystem:
         disk) or renamed (HDFS) into place, a step that fails when the name is taken: the file
         never appears cut short. Object stores have no such step: there the file is created in
         place (visible once closed), exclusive only where the store offers conditional writes."""
-        if self._scheme not in _LOCAL_SCHEMES and self._scheme not in _RENAMING_SCHEMES:
+        if self.renames_are_copies:
             return self._create_in_place(path, text)
         temporary = self._temporary(path)
         try:
@@ -191,7 +191,6 @@ class FileSystem:
             raise OSError(f"cannot create {path}: {error}") from None
         try:
             stream.write(bytearray(text.encode("utf-8")))
-            _sync_stream(stream)
         finally:
             stream.close()
         return True
@@ -217,6 +216,15 @@ class FileSystem:
         try:
             stream.write(bytearray(text.encode("utf-8")))
             _sync_stream(stream)
+        finally:
+            stream.close()
+
+    def _put(self, path: str, text: str) -> None:
+        """An object store's write: the object appears whole when the stream closes (and is
+        durable then), replacing any before it; a stream there has nothing to sync."""
+        stream = self._fs.create(self._path(path), True)
+        try:
+            stream.write(bytearray(text.encode("utf-8")))
         finally:
             stream.close()
 
@@ -316,7 +324,11 @@ class FileSystem:
     def write_text(self, path: str, text: str) -> None:
         """Write a small file durably and atomically: synced under a temporary name beside it,
         then renamed onto it (readers see the old file or the new one, whole); the temporary
-        file is removed whatever fails."""
+        file is removed whatever fails. On an object store, where a write is whole anyway, it
+        is written in place."""
+        if self.renames_are_copies:  # a temporary name would cost a copy, for nothing
+            self._put(path, text)
+            return
         temporary = self._temporary(path)
         try:
             self._write_synced(temporary, text)
