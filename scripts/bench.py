@@ -49,6 +49,11 @@ success at 1, 5, 10, and map, recip_rank, Rprec, bpref: 24 values per query wher
 success.10, bpref); "--measures all_trec" asks for trec_eval's -m all_trec, as "job_measures_all_trec".
 Several sets, comma-separated ("--measures once,all_trec"), are each timed in turn with the job.
 
+--warm runs the warm benchmark instead (scripts/bench_warm.py): in one session with both inputs
+cached, ndcg_spark.evaluate (then its summary) and NdcgEvaluator against Spark MLlib's
+RankingEvaluator with its arrays built, each call after a warm-up, in turn; medians, ratios and the
+Spark jobs one call launches.
+
 --skew F also generates a dataset of the same number of result rows in which one query holds the
 fraction F of them, and runs the job (and DuckDB) on it as well: "job_skewed" against "job".
 """
@@ -537,12 +542,21 @@ def main() -> None:
     parser.add_argument(
         "--breakdown", action="store_true", help="then one more run of each job with Spark's event log: where its time goes"
     )
+    parser.add_argument(
+        "--warm",
+        action="store_true",
+        help="instead, the warm benchmark (scripts/bench_warm.py): the API and the evaluator against RankingEvaluator",
+    )
     args = parser.parse_args()
     unknown = [name for name in args.measures if name not in MEASURE_SETS]
     if unknown:
         parser.error(f"--measures: unknown set(s) {', '.join(unknown)}; the sets are {', '.join(MEASURE_SETS)}")
 
     plain = dataset(Path(args.data), args, 0.0)
+    if args.warm:
+        warm = [sys.executable, str(ROOT / "scripts" / "bench_warm.py"), "--data", str(plain), "--repeat", str(args.repeat)]
+        warm += ["--driver-memory", args.driver_memory, "--out", args.out]
+        sys.exit(subprocess.call(warm))
     skewed = dataset(Path(args.data), args, args.skew) if args.skew else None
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

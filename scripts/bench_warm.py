@@ -1,0 +1,139 @@
+"""The warm benchmark: one session, its inputs cached, each call timed after a warm-up, the
+cases in turn within each round. What a notebook user waits for on a second call, and what
+CrossValidator pays per fold and parameter map.
+
+- `RankingEvaluator`: Spark MLlib's `RankingEvaluator(metricName="ndcgAtK")`, including the
+  window and `collect_list` that build its arrays (predictions in the job's order: score, then
+  doc_id as a string, both descending; every judged query's relevant documents, empty for none).
+- `evaluate`: `ndcg_spark.evaluate(judgments, results, ks=[k])`, then its summary read.
+- `NdcgEvaluator`: `NdcgEvaluator(k=k).evaluate(rows)` on the retrieved rows with their labels
+  (a model's transformed test set): its ideal DCG sees only those rows.
+
+Labels are binary (relevance > 0), the only kind RankingEvaluator takes; `evaluate`'s mean must
+equal RankingEvaluator's to 1e-9. For each case: the median wall time of a call, its ratio to
+RankingEvaluator's, and the Spark jobs one call launches.
+
+    .venv/bin/python scripts/bench.py --warm --queries 10000 --depth 100 --repeat 4
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+TOLERANCE = 1e-9
+REFERENCE = "RankingEvaluator"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", required=True, help="a dataset folder of scripts/bench.py (judgments/, results/)")
+    parser.add_argument("--k", type=int, default=10)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--driver-memory", default="4g")
+    parser.add_argument("--out", default=str(ROOT / "bench-results"))
+    args = parser.parse_args()
+
+    from pyspark.ml.evaluation import RankingEvaluator
+    from pyspark.sql import SparkSession, Window
+    from pyspark.sql import functions as F
+
+    from ndcg_spark import evaluate
+    from ndcg_spark.tuning import NdcgEvaluator
+
+    spark = (
+        SparkSession.builder.master("local[2]")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.memory", args.driver_memory)
+        .getOrCreate()
+    )
+    k, data = args.k, Path(args.data)
+    judgments = (
+        spark.read.parquet(str(data / "judgments"))
+        .select("query_id", "doc_id", (F.col("relevance") > 0).cast("int").alias("relevance"))
+        .cache()
+    )
+    results = spark.read.parquet(str(data / "results")).select("query_id", "doc_id", "score").cache()
+    labelled = (
+        results.join(judgments, ["query_id", "doc_id"], "left")
+        .select("query_id", "doc_id", "score", F.coalesce("relevance", F.lit(0)).alias("label"))
+        .cache()
+    )
+    rows = {name: frame.count() for name, frame in (("judgments", judgments), ("results", results), ("labelled", labelled))}
+
+    def ranking_evaluator() -> float:
+        order = Window.partitionBy("query_id").orderBy(F.col("score").desc(), F.col("doc_id").cast("string").desc())
+        ranked = results.withColumn("position", F.row_number().over(order)).filter(F.col("position") <= k)
+        predicted = ranked.groupBy("query_id").agg(
+            F.sort_array(F.collect_list(F.struct("position", F.col("doc_id").cast("double").alias("doc")))).alias("ranked")
+        )
+        relevant = F.when(F.col("relevance") > 0, F.col("doc_id").cast("double"))
+        labels = judgments.groupBy("query_id").agg(F.collect_list(relevant).alias("label"))
+        both = predicted.select("query_id", F.col("ranked.doc").alias("prediction")).join(labels, "query_id")
+        return RankingEvaluator(metricName="ndcgAtK", k=k).evaluate(both)
+
+    def evaluate_summary() -> float:
+        report = evaluate(judgments, results, ks=[k])
+        value = next(row["value"] for row in report.evaluation.summary if row["measure"] == "ndcg_cut" and row["k"] == k)
+        report.unpersist()
+        return float(value)
+
+    def ndcg_evaluator() -> float:
+        evaluator = NdcgEvaluator(k=k, queryCol="query_id", docCol="doc_id", labelCol="label", predictionCol="score")
+        return evaluator.evaluate(labelled)
+
+    cases: dict[str, Callable[[], float]] = {
+        REFERENCE: ranking_evaluator,
+        "evaluate": evaluate_summary,
+        "NdcgEvaluator": ndcg_evaluator,
+    }
+    context = spark.sparkContext  # the benchmark's own session: jobs are counted by group
+    means = {name: case() for name, case in cases.items()}  # warm-up
+    if abs(means["evaluate"] - means[REFERENCE]) > TOLERANCE:
+        raise SystemExit(f"evaluate's mean {means['evaluate']!r} differs from RankingEvaluator's {means[REFERENCE]!r}")
+    times: dict[str, list[float]] = {name: [] for name in cases}
+    jobs: dict[str, int] = {}
+    for round_ in range(args.repeat):
+        for name, case in cases.items():
+            group = f"{name}-{round_}"
+            context.setJobGroup(group, name)
+            start = time.perf_counter()
+            case()
+            times[name].append(time.perf_counter() - start)
+            jobs[name] = len(context.statusTracker().getJobIdsForGroup(group))
+            print(f"round {round_ + 1} {name}: {times[name][-1]:.2f} s", flush=True)
+    reference = statistics.median(times[REFERENCE])
+    medians = {name: statistics.median(taken) for name, taken in times.items()}
+    table = [
+        "| call | median (s) | ratio to RankingEvaluator | Spark jobs a call | mean NDCG@k |",
+        "|---|---|---|---|---|",
+        *[f"| {name} | {t:.2f} | {t / reference:.2f} | {jobs[name]} | {means[name]:.6f} |" for name, t in medians.items()],
+    ]
+    summary = {
+        "data": data.name,
+        "rows": rows,
+        "k": k,
+        "repeat": args.repeat,
+        "seconds": times,
+        "jobs": jobs,
+        "means": means,
+    }
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"warm-{data.name}.json").write_text(json.dumps(summary, indent=1) + "\n")
+    (out / f"warm-{data.name}.md").write_text("\n".join(table) + "\n")
+    print(f"\n{data.name}: {rows['results']} result rows, {rows['judgments']} judgments, NDCG@{k}, medians of {args.repeat}")
+    print("\n".join(table))
+
+
+if __name__ == "__main__":
+    main()
