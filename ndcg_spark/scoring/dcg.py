@@ -345,7 +345,7 @@ def measured(pairs: DataFrame, rows: Sequence[MeasuredRow]) -> DataFrame:
     columns (value_column, judged_column): what both the long per_query rows and the summary
     read. Computing them once, in a projection of their own, keeps the code Spark generates for
     the long rows small (24 measures' expressions inline in one explode fell back from
-    whole-stage code generation and ran ten times slower); the long rows then stack them."""
+    whole-stage code generation and ran ten times slower); the long rows then read them."""
     query_id, retrieved = sql_name(c.QUERY_ID), sql_name(c.NUM_RETRIEVED)
     columns, _ = _fields(rows)
     return pairs.select(
@@ -356,6 +356,9 @@ def measured(pairs: DataFrame, rows: Sequence[MeasuredRow]) -> DataFrame:
         *[F.expr(f"{text} AS {sql_name(name)}") for name, text in columns.items()],
     )
 
+
+_POSITION = "_position"
+_VALUES = "_values"
 
 PER_QUERY_COLUMNS = (
     c.RUN_ID,
@@ -378,21 +381,41 @@ PER_QUERY_COLUMNS = (
 def per_query_rows(pairs: DataFrame, plan: ScoringPlan) -> DataFrame:
     """Long format: one row per (run, query, measure, cutoff); NDCG's uncut row has measure
     'ndcg', k NULL. `value` holds every measure's value, `ndcg` the NDCG rows' (NULL on the
-    others). `variant` (Options.variant) says how the values were computed."""
+    others). `variant` (Options.variant) says how the values were computed.
+
+    The values go into one array and a row is made per element (posexplode), each other field
+    of a row read from an array at its position, or as it is where all rows share it: the plan
+    stays narrow, so Spark generates code for it. stack() over the wide measured row (more than
+    spark.sql.codegen.maxFields columns with all_trec) ran interpreted: 2.4x the time for its
+    98 rows per query, 1.8x cold (docs/performance.md)."""
     rows, variant = measured_rows(plan), plan.variant
     fields = _fields(rows)[1]
-    names = list(fields[0])
-    # stack() rather than explode(array(named_struct(...))): no array or struct built per row,
-    # and half the time for all_trec's 98 rows per query (docs/performance.md).
-    cells = ", ".join(row[name] for row in fields for name in names)
-    stacked = f"stack({len(fields)}, {cells}) AS ({', '.join(sql_name(name) for name in names)})"
-    is_ndcg = F.col(c.MEASURE).isin(*NDCG_MEASURES)
+    position = f"{sql_name(_POSITION)} + 1"
+    kept = [c.RUN_ID, c.QUERY_ID, c.NUM_RETRIEVED, c.NUM_JUDGED]
+    narrow: list[Column] = []  # beside the values: what the rows' fields read
+    long: dict[str, Column] = {}
+    for name in (name for name in fields[0] if name != c.VALUE):
+        texts, holder = [row[name] for row in fields], f"_by_{name}"
+        if name in (c.MEASURE, c.K):  # constants: a literal array
+            long[name] = F.expr(f"element_at(array({', '.join(texts)}), {position})")
+        elif len(set(texts)) == 1:
+            narrow.append(F.expr(f"{texts[0]} AS {sql_name(holder)}"))
+            long[name] = F.col(holder)
+        else:
+            narrow.append(F.expr(f"array({', '.join(texts)}) AS {sql_name(holder)}"))
+            long[name] = F.expr(f"element_at({sql_name(holder)}, {position})")
+    values = F.expr(f"array({', '.join(row[c.VALUE] for row in fields)})").alias(_VALUES)
+    # The outer form: Spark would add a filter on the array's size for a plain explode,
+    # computing every value twice; the array is never empty.
+    exploded = F.expr(f"posexplode_outer({sql_name(_VALUES)}) AS ({sql_name(_POSITION)}, {sql_name(c.VALUE)})")
+    staged = measured(pairs, rows).select(*kept, *narrow, values)
+    stacked = staged.select(*kept, *[column for column in staged.columns if column.startswith("_by_")], exploded)
+    # element_at of an array of non-null texts is non-null; the schema keeps its fields nullable.
+    nullable = F.col(_POSITION).isNotNull()
     computed = {
-        c.NDCG: F.when(is_ndcg, F.col(c.VALUE)).alias(c.NDCG),
+        **{name: F.when(nullable, column).alias(name) for name, column in long.items()},
+        c.NDCG: F.when(F.col(c.MEASURE).isin(*NDCG_MEASURES), F.col(c.VALUE)).alias(c.NDCG),
         c.VARIANT: F.lit(variant).alias(c.VARIANT),
     }
-    return (
-        measured(pairs, rows)
-        .select(c.RUN_ID, c.QUERY_ID, c.NUM_RETRIEVED, c.NUM_JUDGED, F.expr(stacked))
-        .select(*[computed.get(name, F.col(name)) for name in PER_QUERY_COLUMNS])
-    )
+    named = stacked.select(*kept, *[computed[name] for name in long], c.VALUE)
+    return named.select(*[computed[name] if name in (c.NDCG, c.VARIANT) else F.col(name) for name in PER_QUERY_COLUMNS])
