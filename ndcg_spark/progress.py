@@ -27,14 +27,14 @@ _FIELDS = "fields"
 
 # Set by spark-submit for the Python driver it starts: that process's output is piped through
 # the JVM, so only the JVM can tell whether a person is watching.
-_SPARK_SUBMIT_GATEWAY = "PYSPARK_GATEWAY_PORT"
+SPARK_SUBMIT_GATEWAY = "PYSPARK_GATEWAY_PORT"  # set by spark-submit for the Python driver it starts
 
 
 def on_terminal(stream: IO[str]) -> bool:
     """The stream is a terminal, or (under spark-submit) the JVM that prints it has one."""
     if stream.isatty():
         return True
-    if _SPARK_SUBMIT_GATEWAY not in os.environ:
+    if SPARK_SUBMIT_GATEWAY not in os.environ:
         return False
     from pyspark import SparkContext
 

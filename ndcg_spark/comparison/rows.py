@@ -16,22 +16,14 @@ from ndcg_spark.measures import Measure, report_order, scored
 from ndcg_spark.scoring.ranking import cutoff_ks
 
 # Columns of the comparison dataset.
-BASELINE = "baseline"
 NUM_QUERIES = c.NUM_QUERIES
 NDCG_BASELINE = "ndcg_baseline"
 NDCG_RUN = "ndcg_run"
 MEAN_DIFFERENCE = "mean_difference"
-WINS, TIES, LOSSES = "wins", "ties", "losses"
-T_STATISTIC = "t_statistic"
 P_T = "p_value_t"
 P_RANDOMIZATION = "p_value_randomization"
-CI_LOW, CI_HIGH = "ci_low", "ci_high"
 P_T_HOLM = "p_value_t_holm"
 P_RANDOMIZATION_HOLM = "p_value_randomization_holm"
-PERMUTATIONS = "permutations"
-EXACT = "randomization_exact"
-BOOTSTRAP = "bootstrap"
-SEED = "seed"
 
 SPARK_TYPE = "spark_type"  # a field's Spark type, where its Python type does not say it
 _SPARK_TYPES = {"str": T.StringType(), "int": T.LongType(), "float": T.DoubleType(), "bool": T.BooleanType()}

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ndcg_spark.job.config import JobConfig
+from ndcg_spark.progress import SPARK_SUBMIT_GATEWAY
 from ndcg_spark.spark_conf import PLAN_CONF
 
 BASE_CONF = {
@@ -24,8 +25,6 @@ BASE_CONF = {
 # python -m ndcg_spark); under spark-submit the JVM is running already, with the cluster's logging.
 LOG4J_CONF = Path(__file__).resolve().parents[1] / "log4j2.properties"
 DRIVER_JAVA_OPTIONS = "spark.driver.extraJavaOptions"
-# Set by spark-submit for the Python driver it starts: the JVM is there already.
-_GATEWAY = "PYSPARK_GATEWAY_PORT"
 
 
 def session_conf(config: JobConfig, interactive: bool = False) -> dict[str, str]:
@@ -38,7 +37,9 @@ def session_conf(config: JobConfig, interactive: bool = False) -> dict[str, str]
 
 def quiet_conf() -> dict[str, str]:
     """A JVM the command starts itself logs quietly (LOG4J_CONF); spark-submit's has its own."""
-    return {} if _GATEWAY in os.environ else {DRIVER_JAVA_OPTIONS: f"-Dlog4j2.configurationFile={LOG4J_CONF.as_uri()}"}
+    return (
+        {} if SPARK_SUBMIT_GATEWAY in os.environ else {DRIVER_JAVA_OPTIONS: f"-Dlog4j2.configurationFile={LOG4J_CONF.as_uri()}"}
+    )
 
 
 def progress_bar(text_log: bool, stderr: TextIO) -> bool:

@@ -10,7 +10,7 @@ import pytest
 from ndcg_spark import progress
 from ndcg_spark.job.config import JobConfig
 from ndcg_spark.job.session import DRIVER_JAVA_OPTIONS, LOG4J_CONF, progress_bar, session_conf
-from ndcg_spark.progress import LOG_AUTO, LOG_JSON, LOG_TEXT
+from ndcg_spark.progress import LOG_AUTO, LOG_JSON, LOG_TEXT, SPARK_SUBMIT_GATEWAY
 
 
 class Terminal(io.StringIO):
@@ -51,7 +51,7 @@ def test_progress_bar_only_on_a_terminal() -> None:
 
 
 def test_a_jvm_the_job_starts_logs_quietly(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("PYSPARK_GATEWAY_PORT", raising=False)
+    monkeypatch.delenv(SPARK_SUBMIT_GATEWAY, raising=False)
     config = JobConfig(judgments="j", results="r", output="o")
     options = session_conf(config)[DRIVER_JAVA_OPTIONS]
     assert options == f"-Dlog4j2.configurationFile={LOG4J_CONF.as_uri()}" and LOG4J_CONF.is_file()
@@ -59,5 +59,5 @@ def test_a_jvm_the_job_starts_logs_quietly(monkeypatch: pytest.MonkeyPatch) -> N
     # the driver's own options in [spark] win; under spark-submit the JVM runs already
     mine = JobConfig(judgments="j", results="r", output="o", spark_conf={DRIVER_JAVA_OPTIONS: "-Dx=1"})
     assert session_conf(mine)[DRIVER_JAVA_OPTIONS] == "-Dx=1"
-    monkeypatch.setenv("PYSPARK_GATEWAY_PORT", "1")
+    monkeypatch.setenv(SPARK_SUBMIT_GATEWAY, "1")
     assert DRIVER_JAVA_OPTIONS not in session_conf(config)
