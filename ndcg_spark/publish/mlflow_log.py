@@ -51,8 +51,10 @@ def log_to_mlflow(
     files: Mapping[str, str],
     output: str,
 ) -> str:
-    """Log the report; returns the MLflow run's id."""
+    """Log the report; returns the MLflow run's id. MLflow's own errors and the network's (or the
+    file store's) become MlflowLogError; any other error is a bug of ours, and is raised as it is."""
     import mlflow
+    from mlflow.exceptions import MlflowException
 
     try:
         mlflow.set_experiment(experiment)
@@ -81,5 +83,5 @@ def log_to_mlflow(
                         failed = any(row.run_id == run for row in verdict.failed)
                         mlflow.set_tag("ndcg_spark.gate", "failed" if failed else "passed")
             return str(parent.info.run_id)
-    except Exception as error:  # noqa: BLE001 - MLflow's errors vary by store; one line for the log
+    except (MlflowException, OSError) as error:  # OSError: requests' errors, a connection's, a file store's
         raise MlflowLogError(f"MLflow experiment {experiment!r}: {type(error).__name__}: {error}".splitlines()[0]) from error

@@ -10,6 +10,7 @@ import pytest
 
 from ndcg_spark.errors import EXIT_OK, EXIT_USAGE
 from ndcg_spark.job.cli import main
+from ndcg_spark.publish.mlflow_log import MlflowLogError, log_to_mlflow
 from tests.conftest import error_lines, run_job
 
 mlflow = pytest.importorskip("mlflow")
@@ -59,3 +60,22 @@ def test_asking_for_mlflow_without_it_is_a_usage_error(inputs, tmp_path: Path, c
         " pip install 'ndcg-spark[mlflow]', or drop --mlflow-experiment (config file: [mlflow] experiment)"
     ]
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    "raised, reported",
+    [
+        (mlflow.exceptions.MlflowException("RESOURCE_DOES_NOT_EXIST: no such experiment"), True),
+        (ConnectionError("Connection refused"), True),
+        (TypeError("a bug of ours"), False),
+    ],
+)
+def test_only_mlflows_and_the_networks_errors_are_a_logging_failure(monkeypatch, raised, reported) -> None:
+    def refuse(name: str) -> None:
+        raise raised
+
+    monkeypatch.setattr(mlflow, "set_experiment", refuse)
+    with pytest.raises(MlflowLogError if reported else TypeError) as caught:
+        log_to_mlflow("nightly", "2026-12-01", None, None, {}, {}, "out")  # type: ignore[arg-type]
+    if reported:
+        assert str(caught.value).startswith(f"MLflow experiment 'nightly': {type(raised).__name__}: ")
