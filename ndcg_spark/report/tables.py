@@ -98,18 +98,19 @@ def _comparison_cells(evaluation: Evaluation) -> tuple[list[str], list[list[_Cel
     return header, rows
 
 
-def _notes(evaluation: Evaluation) -> list[str]:
+def _notes(evaluation: Evaluation, escape: Callable[[str], str]) -> list[str]:
+    """The notes under the tables, in the format's own text: `escape` applies to the names a user
+    chose (the baseline's), not to the notes' own words (a Markdown reader sees `p < 0.05`)."""
     variants = summary_variants(evaluation.summary)
-    notes = [f"Means over the scored queries; scored with {', '.join(variants)}."] if variants else []
+    notes = [f"Means over the scored queries; scored with {escape(', '.join(variants))}."] if variants else []
     if evaluation.comparison:
         first = evaluation.comparison[0]
-        notes.append(
-            f"{DAGGER} differs from the baseline {first.baseline} with p < {SIGNIFICANCE} after Holm's correction"
-            f" (randomization test, {first.permutations} sign flips; seed {first.seed}). Bold: the best value of"
-            " each column."
-        )
-    else:
-        notes.append("Bold: the best value of each column.")
+        test = f"after Holm's correction (randomization test, {first.permutations} sign flips; seed {first.seed})"
+        if any(significant(row) for row in evaluation.comparison):
+            notes.append(f"{DAGGER} differs from the baseline {escape(first.baseline)} with p < {SIGNIFICANCE} {test}.")
+        else:
+            notes.append(f"No run differs from the baseline {escape(first.baseline)} with p < {SIGNIFICANCE} {test}.")
+    notes.append("Bold: the best value of each column.")
     return notes
 
 
@@ -143,8 +144,8 @@ def markdown(evaluation: Evaluation, title: str) -> str:
     lines = [f"## NDCG: {markdown_escape(title)}", "", *_markdown_table(*_summary_cells(evaluation))]
     if evaluation.comparison:
         lines += ["", "### Against the baseline", "", *_markdown_table(*_comparison_cells(evaluation))]
-    for note in _notes(evaluation):  # a paragraph each
-        lines += ["", markdown_escape(note)]
+    for note in _notes(evaluation, markdown_escape):  # a paragraph each
+        lines += ["", note]
     return "\n".join(lines) + "\n"
 
 
@@ -190,7 +191,7 @@ def latex(evaluation: Evaluation, title: str) -> str:
     lines = [f"% NDCG: {latex_escape(title)}", r"% needs \usepackage{booktabs}", *_latex_table(*_summary_cells(evaluation))]
     if evaluation.comparison:
         lines += ["", *_latex_table(*_comparison_cells(evaluation))]
-    lines += [f"% {latex_escape(note)}" for note in _notes(evaluation)]
+    lines += [f"% {note}" for note in _notes(evaluation, latex_escape)]
     return "\n".join(lines) + "\n"
 
 

@@ -78,7 +78,14 @@ def test_markdown_marks_the_best_value_and_significance() -> None:
     ]
     assert "| new\\_1 | ndcg@10 | 0.5000 | 0.7000 | +0.2000† | [+0.1000, +0.3000] | 0.0100 | 0.5000 |" in lines
     assert "| new\\_1 | ndcg | 0.5000 | 0.7000 | +0.2000 | [+0.1000, +0.3000] | 0.2000 | 0.5000 |" in lines
-    assert "scored with gain=linear;judged\\_only" in text and "p &lt; 0.05 after Holm's correction" in text
+    assert "scored with gain=linear;judged\\_only" in text
+    assert "† differs from the baseline base with p < 0.05 after Holm's correction" in text
+
+
+def test_the_dagger_is_explained_only_where_a_cell_has_one() -> None:
+    text = markdown(_evaluation([_row(10, 0.2), _row(None, 0.3)]), "2026-12-01")
+    assert "†" not in text
+    assert "No run differs from the baseline base with p < 0.05 after Holm's correction" in text
 
 
 def test_markdown_cells_are_literal_text_and_the_baseline_comes_first() -> None:
