@@ -25,6 +25,7 @@ from ndcg_spark.io.trec import QRELS, RUN, read_trec
 from ndcg_spark.measures import report_order
 from ndcg_spark.option_values import ColumnNames
 from ndcg_spark.options import DEFAULT_BOOTSTRAP, DEFAULT_PERMUTATIONS, DEFAULT_SEED, Options, declared
+from ndcg_spark.remedies import VOICE_PYTHON
 from ndcg_spark.report.result import Report, report_of
 from ndcg_spark.scoring.slices import QUERY_METADATA, slice_source
 from ndcg_spark.sessions import ExecutorStore
@@ -146,7 +147,9 @@ def gate(
         key=lambda cut: report_order(cut.measure, cut.k),
     )
     entries = [measures] if isinstance(measures, str) else list(measures)
-    rule = GateRule(parse_threshold(fail_on_drop), gated_cutoffs(entries, reported, "measures entry"), parse_alpha(alpha))
+    rule = GateRule(
+        parse_threshold(fail_on_drop), gated_cutoffs(entries, reported, "measures entry", VOICE_PYTHON), parse_alpha(alpha)
+    )
     resampling = Resampling(chosen.permutations, chosen.bootstrap, chosen.seed)
     spark = report.per_query.sparkSession
     with session_settings(spark, PLAN_CONF):

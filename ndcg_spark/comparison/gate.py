@@ -22,6 +22,8 @@ from ndcg_spark.comparison.rows import SPARK_TYPE, ComparisonRow, Cutoff, Resamp
 from ndcg_spark.errors import ConfigError
 from ndcg_spark.frames import local_frame
 from ndcg_spark.measures import Measure, label, parse_measures, report_order, takes_cutoff
+from ndcg_spark.options import spelling
+from ndcg_spark.remedies import VOICE_JOB, VOICE_PYTHON, Voice
 from ndcg_spark.scoring.slices import SLICE, SLICE_VALUE
 
 ReferenceKind = Literal["baseline", "date"]
@@ -94,7 +96,9 @@ def parse_alpha(value: Any, name: str = "alpha") -> float:
     return alpha
 
 
-def gated_cutoffs(entries: Sequence[str], reported: Sequence[Cutoff], name: str = "gate measure") -> tuple[Cutoff, ...]:
+def gated_cutoffs(
+    entries: Sequence[str], reported: Sequence[Cutoff], name: str = "gate measure", voice: Voice = VOICE_JOB
+) -> tuple[Cutoff, ...]:
     """The (measure, k) to gate: each entry in --measure's syntax (a measure with cutoffs and none
     given: every reported cutoff of it); none given, every reported cutoff of the first measure.
     An entry the report does not hold is a ConfigError listing what it holds."""
@@ -114,9 +118,20 @@ def gated_cutoffs(entries: Sequence[str], reported: Sequence[Cutoff], name: str 
             wanted = Cutoff(measure.reported if isinstance(measure, Measure) else measure.measure, measure.k)
             if wanted not in reported:
                 held = ", ".join(item.asked for item in reported)
-                raise ConfigError(f"{name} {entry!r} is not in the report (it holds {held}); ask for it with --measure or --k")
+                raise ConfigError(f"{name} {entry!r} is not in the report (it holds {held}); {_ask_for_it(voice)}")
             chosen.setdefault(wanted)
     return tuple(sorted(chosen, key=lambda item: report_order(item.measure, item.k)))
+
+
+def _ask_for_it(voice: Voice) -> str:
+    """How the caller has a report computed with a measure or cutoff it lacks."""
+    measures, ks = spelling("measures"), spelling("ks")
+    if voice == VOICE_PYTHON:
+        return f"evaluate with it: pass {measures.keyword}=[...] or {ks.keyword}=[...] to evaluate()"
+    return (
+        f"ask for it with {measures.flag} or {ks.flag}"
+        f" (config file: [{measures.section}] {measures.key}, [{ks.section}] {ks.key})"
+    )
 
 
 @dataclass(frozen=True)

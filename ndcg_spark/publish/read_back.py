@@ -18,7 +18,7 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 from collections.abc import Mapping
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from typing import Any
 from urllib.parse import unquote
 
@@ -96,7 +96,7 @@ def read_manifests(spark: SparkSession, output: str) -> tuple[dict[str, dict[str
             readable[label] = _manifest(parse_record(text, path, "manifest"), path)
         except StateNotReadable as error:
             unreadable[label] = ManifestNotReadable(
-                f"{error}: publish {label} again (run that date), or pass --repair to set the manifest aside"
+                f"{error}: publish {label} again (run that date), or set the manifest aside with {repair_command(output)}"
             )
     return readable, unreadable
 
@@ -215,7 +215,21 @@ def read_report(output: str, eval_date: dt.date | str | None = None, *, spark: S
     )
 
 
-def _located(record: Mapping[str, Any], output: str) -> tuple[dict[str, dict[str, Any]], str]:
+@dataclass(frozen=True)
+class _Where:
+    """How messages name a report read back, and the output a repair would finish."""
+
+    report: str
+    output: str
+
+
+def repair_command(output: str) -> str:
+    """The command that finishes an output's cut-short publication or sets its bad manifests aside:
+    the same words from Python or the command line."""
+    return f"`ndcg-spark --output {output} --repair`"
+
+
+def _located(record: Mapping[str, Any], output: str) -> tuple[dict[str, dict[str, Any]], _Where]:
     """The datasets a report's manifest records that are read back, each with its folder under
     `output` as given (the manifest's paths are where the run wrote them: an output copied or
     synced elsewhere is read where it is now), and how messages name the report."""
@@ -223,7 +237,7 @@ def _located(record: Mapping[str, Any], output: str) -> tuple[dict[str, dict[str
     layout = OutputLayout(output, None if label == LATEST else dt.date.fromisoformat(label))
     recorded = record.get(OUTPUTS, {})
     located = {name: {**recorded[name], _FOLDER: layout.folder(name)} for name in (PER_QUERY_DIR, *_SMALL) if name in recorded}
-    return located, f"{output}'s report for {label}"
+    return located, _Where(f"{output}'s report for {label}", output)
 
 
 def _paths(entry: Mapping[str, Any]) -> list[str]:
@@ -242,14 +256,16 @@ def _file_columns() -> list[Column]:
     ]
 
 
-def _replaced(where: str, what: str) -> ReportNotReadable:
+def _replaced(where: _Where, what: str) -> ReportNotReadable:
     return ReportNotReadable(
-        f"{where} is being published again, or that publication was cut short: {what};"
-        " read it once that run ends, or finish it with --repair"
+        f"{where.report} is being published again, or that publication was cut short: {what};"
+        f" read it once that run ends, or finish it with {repair_command(where.output)}"
     )
 
 
-def _check(entry: Mapping[str, Any], seen: Mapping[str, tuple[int, int, int]], name: str, where: str, rows_known: bool) -> None:
+def _check(
+    entry: Mapping[str, Any], seen: Mapping[str, tuple[int, int, int]], name: str, where: _Where, rows_known: bool
+) -> None:
     """Every recorded file is there as recorded (size, time and, when counted, rows)."""
     for item in entry[FILES]:
         got = seen.get(item[FILE_NAME])
@@ -260,7 +276,7 @@ def _check(entry: Mapping[str, Any], seen: Mapping[str, tuple[int, int, int]], n
             raise _replaced(where, f"{name}'s {item[FILE_NAME]} is not the file its manifest records")
 
 
-def _listing(spark: SparkSession, outputs: Mapping[str, Mapping[str, Any]], where: str) -> None:
+def _listing(spark: SparkSession, outputs: Mapping[str, Mapping[str, Any]], where: _Where) -> None:
     """Every recorded file's size and time, from one listing of them all (no data read). Files
     are told apart by name: Spark's names carry the id of the write that made them."""
     paths = [path for entry in outputs.values() for path in _paths(entry)]
@@ -278,7 +294,7 @@ def _listing(spark: SparkSession, outputs: Mapping[str, Mapping[str, Any]], wher
         _check(entry, seen, name, where, rows_known=False)
 
 
-def _read_small(spark: SparkSession, entry: Mapping[str, Any], name: str, where: str) -> tuple[list[Row], DataFrame]:
+def _read_small(spark: SparkSession, entry: Mapping[str, Any], name: str, where: _Where) -> tuple[list[Row], DataFrame]:
     """A few-rows dataset, read once and checked as read: its rows, and a frame of exactly them."""
     frame = _read(spark, entry)
     collected = frame.select(*frame.columns, *_file_columns()).collect()

@@ -67,7 +67,8 @@ def test_a_damaged_manifest_exits_3_for_a_gate_and_repair_sets_it_aside(tmp_path
     refused = _run(*later)
     assert refused.returncode == EXIT_INPUT_REJECTED, refused.stdout[-3000:] + refused.stderr[-3000:]
     [line] = _refusals(refused)
-    assert f"manifest {manifest} is cut short or not JSON" in line and "pass --repair to set the manifest aside" in line
+    assert f"manifest {manifest} is cut short or not JSON" in line
+    assert line.endswith(f"or set the manifest aside with `ndcg-spark --output {output} --repair`")
     repaired = _run("--output", str(output), "--repair")
     assert repaired.returncode == EXIT_OK and f"set aside the unreadable manifest of {DATE}" in repaired.stdout
     assert _run(*first).returncode == EXIT_OK

@@ -97,7 +97,8 @@ def test_against_the_baseline_run_of_the_same_report(spark: SparkSession) -> Non
 
 
 def test_what_is_gated_must_be_in_the_report(spark: SparkSession, earlier: Report) -> None:
-    with pytest.raises(ConfigError, match=r"measures entry 'P.5' is not in the report \(it holds ndcg_cut.3, P.1\)"):
+    held = r"measures entry 'P.5' is not in the report \(it holds ndcg_cut.3, P.1\)"
+    with pytest.raises(ConfigError, match=held + r"; evaluate with it: pass measures=\[...\] or ks=\[...\] to evaluate\(\)$"):
         gate(earlier, earlier, fail_on_drop=0.01, measures=["P.5"])
     with pytest.raises(ConfigError, match="fail_on_drop must be a drop"):
         gate(earlier, earlier, fail_on_drop="lots")

@@ -59,7 +59,8 @@ def test_gated_cutoffs_default_to_the_first_measure() -> None:
     assert gated_cutoffs([], REPORTED) == (Cutoff("ndcg_cut", 5), Cutoff("ndcg_cut", 10))
     assert gated_cutoffs(["nDCG@10", "map", "P.5"], REPORTED) == (Cutoff("ndcg_cut", 10), Cutoff("P", 5), Cutoff("map", None))
     assert gated_cutoffs(["ndcg_cut"], REPORTED) == (Cutoff("ndcg_cut", 5), Cutoff("ndcg_cut", 10))
-    with pytest.raises(ConfigError, match=r"gate measure 'P.10' is not in the report \(it holds ndcg_cut.5, "):
+    remedy = r"ask for it with --measure or --k \(config file: \[evaluation\] measures, \[evaluation\] k\)$"
+    with pytest.raises(ConfigError, match=r"gate measure 'P.10' is not in the report \(it holds ndcg_cut.5, .*; " + remedy):
         gated_cutoffs(["P.10"], REPORTED)
     with pytest.raises(ConfigError, match="unknown"):
         gated_cutoffs(["prec@5"], REPORTED)
