@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import re
+import sys
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -18,6 +19,7 @@ from ndcg_spark.options import WHOLE_TABLE, Options, declaration, declared, flag
 from ndcg_spark.progress import LOG_AUTO, LOG_FORMATS, LogFormat
 from ndcg_spark.publish.lock import DEFAULT_LOCK_STALE_SECONDS, DEFAULT_LOCK_TIMEOUT_SECONDS
 from ndcg_spark.report.tables import TABLE_FORMATS, TABLE_MARKDOWN, TableFormat
+from ndcg_spark.version import package_version
 
 MAX_LOCK_SECONDS = 7 * 24 * 3600
 
@@ -307,8 +309,10 @@ def argument_parser(kind: type[Options] = Options) -> argparse.ArgumentParser:
     so that a flag not given leaves the config file's value."""
     parser = argparse.ArgumentParser(
         prog="ndcg-spark",
-        description="Compute NDCG@k per query and per run from Parquet judgments and results.",
+        description="NDCG@k and trec_eval's measures (--measure) per query and per run, from Parquet or trec_eval"
+        " text judgments and results; the reports are published to --output as Parquet.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     job = parser.add_argument_group("inputs, outputs and the run")
     job.add_argument(
         "--judgments",
@@ -418,8 +422,13 @@ _JOB_FLAGS = (
 
 
 def parse_args(argv: Sequence[str], kind: type[Options] = Options) -> JobConfig:
-    """Arguments -> validated JobConfig. argparse usage errors exit 2 by themselves."""
-    args = argument_parser(kind).parse_args(list(argv))
+    """Arguments -> validated JobConfig. argparse usage errors exit 2 by themselves; no argument at
+    all is one too, with the usage and where to read more."""
+    parser = argument_parser(kind)
+    if not argv:
+        parser.print_usage(sys.stderr)
+        parser.exit(2, f"{parser.prog}: give --judgments, --results and --output (or --config); --help lists every flag\n")
+    args = parser.parse_args(list(argv))
     settings = load_toml(args.config, kind) if args.config else {}
     given = {name: getattr(args, name) for name in (*_JOB_FLAGS, *(item.name for item in declared(kind)))}
     settings.update({key: value for key, value in given.items() if value is not None})

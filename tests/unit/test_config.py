@@ -10,6 +10,7 @@ import pytest
 from ndcg_spark.errors import ConfigError
 from ndcg_spark.job.config import parse_args
 from ndcg_spark.option_values import ColumnNames, parse_ks
+from ndcg_spark.version import package_version
 
 REQUIRED = ["--judgments", "j", "--results", "r", "--output", "o"]
 
@@ -184,3 +185,19 @@ def test_measures_from_flags_file_and_keywords(tmp_path: Path) -> None:
     assert [m.asked for m in flags.options.measures] == ["P.5", "P.10"]
     assert flags.options.ks == (5, 7) and flags.options.relevance_level == 2
     assert flags.options.recorded()["measures"] == ["P.5", "P.10"]
+
+
+def test_no_argument_at_all_says_what_to_give(capsys) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        parse_args([])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: ndcg-spark ")
+    assert err.splitlines()[-1] == "ndcg-spark: give --judgments, --results and --output (or --config); --help lists every flag"
+
+
+def test_version_prints_the_packages(capsys) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        parse_args(["--version"])
+    assert stopped.value.code == 0
+    assert capsys.readouterr().out.strip() == f"ndcg-spark {package_version()}"
