@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -92,9 +93,14 @@ class FileSystem:
         shown = self._local(str(probe.toString())) if self._scheme == "file" else str(probe.toString())
         if self._fs.getFileStatus(probe).isFile():
             return "is a file, not a folder" if probe.equals(target) else f"is under {shown}, a file"
-        if self._scheme == "file" and not os.access(shown, os.W_OK | os.X_OK):
+        if self._scheme == "file":
             where = "" if probe.equals(target) else f" ({shown}, where it would be made)"
-            return f"cannot be written by this user{where}"
+            if not os.access(shown, os.W_OK | os.X_OK):
+                return f"cannot be written by this user{where}"
+            try:  # permissions are not all: /proc, a read-only mount, a full disk
+                os.rmdir(tempfile.mkdtemp(prefix=".ndcg-spark-probe-", dir=shown))
+            except OSError as error:
+                return f"cannot be written{where}: {error.strerror or error}"
         return None
 
     def is_empty_dir(self, path: str) -> bool:

@@ -161,6 +161,11 @@ def test_an_output_that_is_a_file_or_under_one_or_unwritable_is_a_usage_error(
             capsys, *flags, str(locked / "out")
         )
         assert list(locked.iterdir()) == []
+    # permissions are not all: root may write /proc by its bits, yet no folder can be made there
+    if Path("/proc/self").is_dir():
+        line = _usage_error(capsys, *flags, "/proc/ndcg-spark-test/out")
+        assert line.startswith("ndcg-spark: output /proc/ndcg-spark-test/out cannot be written (/proc, where it would be made): ")
+    assert not list(tmp_path.glob(".ndcg-spark-probe-*"))  # the probe of a writable folder leaves nothing
     assert _usage_error(capsys, "--repair", "--output", str(blocker)).startswith(f"ndcg-spark: output {blocker} is a file")
 
 
