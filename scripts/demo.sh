@@ -3,7 +3,7 @@
 # in local mode and prints the run x k table. Outputs land in out/demo.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh --extras demo
 export PYSPARK_PYTHON="$PWD/.venv/bin/python"
 export PYSPARK_DRIVER_PYTHON="$PWD/.venv/bin/python"
 .venv/bin/python scripts/make_sample.py --out sample

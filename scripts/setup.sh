@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Creates .venv and installs the project with its test dependencies. Safe to rerun.
 #   scripts/setup.sh                 install what is missing
+#   scripts/setup.sh --extras demo   only what the demo needs (the job and pyarrow for its sample),
+#                                    not the test tools (scripts/demo.sh); the default is test
 #   scripts/setup.sh --jvm-archive   also start making the JVM archive (scripts/jvm_archive.sh) in
 #                                    the background as soon as Spark is installed: it overlaps the
 #                                    rest of the install (and whatever runs next); the next
@@ -24,9 +26,15 @@ if [ -z "$major" ] || [ "$major" -lt 17 ]; then
 fi
 
 archive_in_background=false
-if [ "${1:-}" = "--jvm-archive" ]; then
-  archive_in_background=true
-fi
+extras=test
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --jvm-archive) archive_in_background=true ;;
+    --extras) extras="$2"; shift ;;
+    *) echo "setup: unknown argument $1 (--jvm-archive, --extras demo|test)" >&2; exit 2 ;;
+  esac
+  shift
+done
 start_archive() {
   if $archive_in_background; then
     mkdir -p .venv/jvm-archive
@@ -44,10 +52,12 @@ fi
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
-# Reinstall only when the declared dependencies change.
+# Reinstall only when the declared dependencies change, or more extras are asked for (the test
+# extras hold the demo's).
 stamp=".venv/.ndcg-spark-installed"
 want="$(sha256sum pyproject.toml | cut -d' ' -f1)"
-if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+installed="$(cat "$stamp" 2>/dev/null || true)"
+if [ "$installed" != "$want test" ] && [ "$installed" != "$want $extras" ]; then
   .venv/bin/python -m pip install --quiet --upgrade pip
   # Spark first (pyproject.toml's own requirement), so the archive can start while the rest installs.
   spark="$(.venv/bin/python -c 'import tomllib; print(next(r for r in tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"] if r.startswith("pyspark")))' 2>/dev/null || true)"
@@ -55,8 +65,8 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     .venv/bin/python -m pip install --quiet "$spark"
   fi
   start_archive
-  .venv/bin/python -m pip install --quiet -e ".[test]"
-  echo "$want" > "$stamp"
+  .venv/bin/python -m pip install --quiet -e ".[$extras]"
+  echo "$want $extras" > "$stamp"
 else
   start_archive
 fi
