@@ -4,13 +4,14 @@ failed, by how much, with the interval and p, and the queries and slices that fe
 from __future__ import annotations
 
 from ndcg_spark.comparison.gate import REFERENCE_BASELINE, GateRow, Verdict
-from ndcg_spark.formats import format_number, format_p
+from ndcg_spark.formats import NULL_VALUE, format_number, format_p, format_signed
 
 PASSED, FAILED = "passed", "FAILED"
 
 
 def _reference(row: GateRow) -> str:
-    return f"the baseline {row.reference}" if row.reference_kind == REFERENCE_BASELINE else row.reference
+    """What a row was gated against, in words: a baseline run, or the report of an earlier date."""
+    return f"the baseline {row.reference}" if row.reference_kind == REFERENCE_BASELINE else f"the report of {row.reference}"
 
 
 def outcome(row: GateRow) -> str:
@@ -27,8 +28,8 @@ def _line(row: GateRow, width: int) -> str:
     return (
         f"  {outcome(row):<{width}} {row.run_id} {row.label} against {_reference(row)}:"
         f" {format_number(row.mean_reference)} -> {format_number(row.mean_run)}"
-        f" ({format_number(row.difference)}{relative}),"
-        f" 95% CI [{format_number(row.ci_low)}, {format_number(row.ci_high)}],"
+        f" ({format_signed(row.difference)}{relative}),"
+        f" 95% CI [{format_signed(row.ci_low)}, {format_signed(row.ci_high)}],"
         f" p {format_p(row.p_value_randomization)} (Holm {format_p(row.p_value_randomization_holm)}), {row.num_queries} queries"
     )
 
@@ -41,7 +42,7 @@ def _fallen(row: GateRow) -> list[str]:
     if row.slices_fell_most:
         lines.append(f"    slices of {row.run_id} that fell most at {row.label}:")
         lines += [
-            f"      {name}={'NULL' if value is None else value}: {format_number(before)} -> {format_number(after)}"
+            f"      {name}={NULL_VALUE if value is None else value}: {format_number(before)} -> {format_number(after)}"
             for name, value, before, after in row.slices_fell_most
         ]
     return lines
@@ -53,7 +54,7 @@ def format_verdict(verdict: Verdict) -> str:
     condition = f"a fall of more than {rule.threshold} with a Holm-corrected randomization p below {rule.alpha:g}"
     if not verdict.rows:
         return f"gate: {PASSED}: {verdict.note or 'nothing to gate'}"
-    references = ", ".join(dict.fromkeys(_reference(row) for row in verdict.rows))
+    references = " and ".join(dict.fromkeys(_reference(row) for row in verdict.rows))
     failed = verdict.failed
     head = (
         f"gate: {FAILED} against {references}: {len(failed)} of {len(verdict.rows)} gated failed ({condition})"

@@ -9,7 +9,7 @@ from typing import Any
 from ndcg_spark import columns as c
 from ndcg_spark.comparison import rows as cmp
 from ndcg_spark.evaluation import Evaluation, RunCounts
-from ndcg_spark.formats import format_number, format_p
+from ndcg_spark.formats import NULL_VALUE, format_number, format_p
 from ndcg_spark.measures import is_whole, label, report_order, trec_eval_order
 from ndcg_spark.scoring.slices import SLICE, SLICE_VALUE
 
@@ -142,7 +142,7 @@ def slice_lines(rows: Sequence[Any]) -> tuple[list[Column], list[list[str]]]:
     lines = [
         [
             name,
-            "(null)" if value is None else value,
+            NULL_VALUE if value is None else value,
             run,
             *[format_number(by_cut[cut][c.VALUE]) if cut in by_cut else "-" for cut in cutoffs],
             str(max(row[c.NUM_QUERIES] for row in by_cut.values())),

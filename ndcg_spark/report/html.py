@@ -22,6 +22,7 @@ from plotly.offline import get_plotlyjs
 from ndcg_spark import columns as c
 from ndcg_spark.comparison import rows as cmp
 from ndcg_spark.comparison.verdict import FAILED, PASSED, format_verdict, outcome
+from ndcg_spark.formats import format_signed
 from ndcg_spark.measures import NDCG_MEASURES, family_of, label
 from ndcg_spark.report.data import HISTOGRAM_BINS, QUANTILES, ReportData
 from ndcg_spark.report.formatting import (
@@ -263,8 +264,8 @@ def _gate_section(data: ReportData) -> str:
             row.reference,
             format_number(row.mean_reference),
             format_number(row.mean_run),
-            format_number(row.difference),
-            f"[{format_number(row.ci_low)}, {format_number(row.ci_high)}]",
+            format_signed(row.difference),
+            f"[{format_signed(row.ci_low)}, {format_signed(row.ci_high)}]",
             format_p(row.p_value_randomization_holm),
             outcome(row),
         ]

@@ -95,7 +95,7 @@ def test_a_large_significant_drop_fails_with_exit_4_and_is_published(nights) -> 
     done: subprocess.CompletedProcess = nights["dropped"]
     assert done.returncode == EXIT_QUALITY_DROPPED, done.stderr[-3000:]
     lines = done.stdout.splitlines()
-    assert lines[0].startswith(f"gate: FAILED against {FIRST}: 1 of 2 gated failed"), done.stdout[:2000]
+    assert lines[0].startswith(f"gate: FAILED against the report of {FIRST}: 1 of 2 gated failed"), done.stdout[:2000]
     assert lines[1].split()[:3] == ["FAILED", "new", "ndcg@3"] and "95% CI [" in lines[1]
     named = [line.split(":")[0].strip() for line in lines[3:13]]  # after the header of the list
     assert len(named) == 10 and set(named) <= set(PLANTED), lines[:14]  # the queries that fell are planted ones
@@ -119,7 +119,7 @@ def test_the_same_drop_on_too_few_queries_passes(nights, capsys) -> None:
     capsys.readouterr()
     assert main([*arguments(_results(nights["root"] / "r3", FEW), SECOND, nights["copy"]), "--no-html-report"]) == EXIT_OK
     printed = capsys.readouterr().out
-    assert printed.startswith(f"gate: passed against {FIRST}: none of 2 gated shows a fall")
+    assert printed.startswith(f"gate: passed against the report of {FIRST}: none of 2 gated shows a fall")
     line = next(line for line in printed.splitlines() if " new ndcg@3 " in line)
     assert line.strip().startswith("passed (fell, not significant)")
     assert sorted(line.split(":")[0].strip() for line in printed.splitlines() if line.startswith("      q")) == FEW

@@ -136,7 +136,7 @@ def _row(run: str, before: float, after: float, p: float, **changes) -> GateRow:
         passed=not (dropped and p < 0.05),
         judgments_changed=False,
         fell_most=[("q7", 0.9, 0.1)],
-        slices_fell_most=[("locale", "de", 0.7, 0.4)],
+        slices_fell_most=[("locale", "de", 0.7, 0.4), ("locale", None, 0.7, 0.5)],
     )
     for name, value in changes.items():
         setattr(row, name, value)
@@ -149,22 +149,33 @@ def test_the_verdict_says_first_what_failed_and_why() -> None:
     text = format_verdict(verdict).splitlines()
     assert not verdict.passed and [row.run_id for row in verdict.failed] == ["new"]
     assert text[0] == (
-        "gate: FAILED against 2026-12-01: 1 of 3 gated failed"
+        "gate: FAILED against the report of 2026-12-01: 1 of 3 gated failed"
         " (a fall of more than 0.01 with a Holm-corrected randomization p below 0.05)"
     )
-    assert text[1].startswith("  FAILED ") and "new ndcg@10 against 2026-12-01: 0.6000 -> 0.5000 (-0.1000, -16.67%)" in text[1]
+    assert (
+        text[1].startswith("  FAILED ")
+        and "new ndcg@10 against the report of 2026-12-01: 0.6000 -> 0.5000 (-0.1000, -16.67%)" in text[1]
+    )
     assert "95% CI [-0.2000, -0.0500], p 0.0010 (Holm 0.0010), 50 queries" in text[1]
     assert text[2] == "    queries of new that fell most at ndcg@10 (query: before -> after):"
     assert text[3] == "      q7: 0.9000 -> 0.1000"
-    assert text[5] == "      locale=de: 0.7000 -> 0.4000"
-    assert text[6].strip().startswith("passed (fell, not significant)") and " old " in text[6]
+    assert text[5:7] == ["      locale=de: 0.7000 -> 0.4000", "      locale=(null): 0.7000 -> 0.5000"]  # as the slice tables
+    assert text[7].strip().startswith("passed (fell, not significant)") and " old " in text[7]
     assert text[-1].strip().startswith("passed") and " same " in text[-1]  # no fall: no queries listed
+    assert "0.6000 -> 0.6000 (+0.0000, +0.00%)" in text[-1]  # signed, as the tables'
+
+
+def test_the_verdict_names_each_reference_in_words() -> None:
+    rule = GateRule(Threshold(0.01), (Cutoff("ndcg_cut", 10),))
+    rows = (_row("new", 0.6, 0.6, 1.0), _row("new", 0.6, 0.6, 1.0, reference_kind="baseline", reference="bm25"))
+    head = format_verdict(Verdict(rows, rule)).splitlines()[0]
+    assert head.startswith("gate: passed against the report of 2026-12-01 and the baseline bm25: none of 2 gated")
 
 
 def test_a_verdict_across_other_judgments_is_flagged() -> None:
     rule = GateRule(Threshold(0.01), (Cutoff("ndcg_cut", 10),))
     text = format_verdict(Verdict((_row("new", 0.6, 0.6, 1.0, judgments_changed=True),), rule))
-    assert text.startswith("gate: passed against 2026-12-01: none of 1 gated shows a fall")
+    assert text.startswith("gate: passed against the report of 2026-12-01: none of 1 gated shows a fall")
     assert "note: the judgments differ from 2026-12-01's" in text
 
 
@@ -200,7 +211,8 @@ def test_the_page_opens_with_the_verdict_in_green_or_red() -> None:
     data = ReportData(title="2026-12-02", k=10, summary=[], comparison=[], slices=[], histogram={})
     passed = _gate_section(replace(data, verdict=Verdict((_row("same", 0.6, 0.6, 1.0),), rule)))
     failed = _gate_section(replace(data, verdict=Verdict((_row("new", 0.6, 0.5, 0.001),), rule)))
-    assert passed.startswith('<section class="gate passed"><h2>Gate: passed against 2026-12-01')
-    assert failed.startswith('<section class="gate failed"><h2>Gate: FAILED against 2026-12-01')
+    assert passed.startswith('<section class="gate passed"><h2>Gate: passed against the report of 2026-12-01')
+    assert failed.startswith('<section class="gate failed"><h2>Gate: FAILED against the report of 2026-12-01')
+    assert "<td>+0.0000</td><td>[-0.2000, -0.0500]</td>" in passed  # signed, as the tables
     assert "<td>FAILED</td>" in failed and "queries that fell most against 2026-12-01" in failed
     assert "fell most" not in passed and _gate_section(data) == ""
