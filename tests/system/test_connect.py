@@ -209,7 +209,9 @@ def test_a_published_report_reads_back_and_gates_alike(both: tuple[dict, dict]) 
     classic, connect = both
     found = connect["read_back"]
     assert found["dates"] == ["2026-12-01", "2026-12-02"]
-    assert found["verdict"].startswith("gate: passed against the report of 2026-12-01: none of 2 gated shows a fall of more than 0.01")
+    assert found["verdict"].startswith(
+        "gate: passed against the report of 2026-12-01: none of 2 gated shows a fall of more than 0.01"
+    )
     assert found["against_baseline"].startswith("gate: ")
     assert sorted((row[0], row[2], row[4]) for row in found["gate"]) == [
         ("baseline", "r2", 1),
