@@ -82,6 +82,21 @@ def configure(log_format: str, stream: IO[str] | None = None) -> str:
     return chosen
 
 
+@contextmanager
+def configured(log_format: str, stream: IO[str] | None = None) -> Iterator[str]:
+    """configure() for a block, the logger put back as it was found afterwards: main() called in
+    a process that goes on (a test, a notebook) leaves no handler behind, and records reach the
+    root logger again."""
+    logger = logging.getLogger(LOGGER)
+    handlers, level, propagate = list(logger.handlers), logger.level, logger.propagate
+    try:
+        yield configure(log_format, stream)
+    finally:
+        logger.handlers[:] = handlers
+        logger.setLevel(level)
+        logger.propagate = propagate
+
+
 def _readable(fields: dict[str, Any]) -> str:
     parts = []
     for key, value in fields.items():

@@ -7,6 +7,7 @@ job's main() in this process), system/ (extra JVMs, spark-submit, kills, a brows
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import sys
 from collections import Counter
@@ -24,6 +25,7 @@ from pyspark.sql.types import StructType
 from ndcg_spark.api import evaluate
 from ndcg_spark.job.cli import main
 from ndcg_spark.job.session import BASE_CONF
+from ndcg_spark.progress import LOGGER
 
 ROOT = Path(__file__).resolve().parents[1]
 # How long a test waits for a process or an event before calling it hung. A bound, never a
@@ -162,6 +164,20 @@ def _settings_kept(request: pytest.FixtureRequest) -> Iterator[None]:
     if changed:
         shown = ", ".join(f"{key} {before.get(key)} -> {after.get(key)}" for key in changed)
         pytest.fail(f"left Spark settings changed: {shown}")
+
+
+@pytest.fixture(autouse=True)
+def _logging_kept() -> Iterator[None]:
+    """Every test leaves the package's logger as it found it (its handlers, level and whether its
+    records reach the root logger, where caplog sees them): one that does not fails, and the
+    logger is put back, so that no test's log assertions depend on the tests before it."""
+    logger = logging.getLogger(LOGGER)
+    before = (list(logger.handlers), logger.level, logger.propagate)
+    yield
+    after = (list(logger.handlers), logger.level, logger.propagate)
+    if after != before:
+        logger.handlers[:], logger.level, logger.propagate = before[0], before[1], before[2]
+        pytest.fail(f"left the {LOGGER} logger changed: (handlers, level, propagate) {before} -> {after}")
 
 
 @pytest.fixture(scope="session")

@@ -57,17 +57,18 @@ def main(argv: Sequence[str]) -> int:
             trec_eval_command.main(argv[1:])
             return EXIT_OK
         config = parse_args(argv)
-        interactive = progress_bar(progress.configure(config.log_format) == LOG_TEXT, sys.stderr)
-        if config.mlflow_experiment is not None:
-            require_mlflow()
-        if config.repair:
-            repair(config, interactive)
-        else:
-            verdict = run(config, interactive, html_report() if config.html_report else None)
-            if verdict is not None and not verdict.passed:
-                failed = ", ".join(f"{row.run_id} {row.label} against {row.reference}" for row in verdict.failed)
-                print(f"ndcg-spark: quality dropped (the report is published): {failed}", file=sys.stderr)
-                return EXIT_QUALITY_DROPPED
+        with progress.configured(config.log_format) as chosen:
+            interactive = progress_bar(chosen == LOG_TEXT, sys.stderr)
+            if config.mlflow_experiment is not None:
+                require_mlflow()
+            if config.repair:
+                repair(config, interactive)
+            else:
+                verdict = run(config, interactive, html_report() if config.html_report else None)
+                if verdict is not None and not verdict.passed:
+                    failed = ", ".join(f"{row.run_id} {row.label} against {row.reference}" for row in verdict.failed)
+                    print(f"ndcg-spark: quality dropped (the report is published): {failed}", file=sys.stderr)
+                    return EXIT_QUALITY_DROPPED
     except SystemExit as usage:  # argparse has already printed its message
         return int(usage.code or 0)
     except NdcgSparkError as error:

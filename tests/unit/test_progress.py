@@ -26,8 +26,8 @@ def test_auto_is_json_off_a_terminal_and_text_on_one() -> None:
 
 def test_json_lines_carry_the_counts() -> None:
     stream = io.StringIO()
-    assert progress.configure(LOG_AUTO, stream) == LOG_JSON
-    with progress.step("main pass") as counts:
+    with progress.configured(LOG_AUTO, stream) as chosen, progress.step("main pass") as counts:
+        assert chosen == LOG_JSON
         counts.update(result_rows=1234567, judgment_rows=89)
     entry = json.loads(stream.getvalue().strip())
     assert entry["step"] == "main pass" and entry["result_rows"] == 1234567 and entry["level"] == "info"
@@ -36,8 +36,8 @@ def test_json_lines_carry_the_counts() -> None:
 
 def test_text_lines_are_readable() -> None:
     stream = Terminal()
-    progress.configure(LOG_AUTO, stream)
-    progress.log_step("summary", 2.04, runs=3, per_query_rows=1200)
+    with progress.configured(LOG_AUTO, stream):
+        progress.log_step("summary", 2.04, runs=3, per_query_rows=1200)
     line = stream.getvalue().strip()
     assert line.endswith("ndcg-spark: summary done in 2.0 s: runs 3, per query rows 1,200")
 
