@@ -48,6 +48,11 @@ def parse_record(text: str, path: str, what: str) -> dict[str, Any]:
     return record
 
 
+def base_name(path: str) -> str:
+    """A path's last part: a file's or a folder's own name."""
+    return path.rstrip("/").rsplit("/", 1)[-1]
+
+
 @dataclass(frozen=True)
 class FileInfo:
     path: str

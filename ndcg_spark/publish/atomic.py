@@ -21,7 +21,7 @@ from pyspark.sql import DataFrame, SparkSession
 from ndcg_spark import columns as c
 from ndcg_spark.errors import NdcgSparkError
 from ndcg_spark.io.layout import REPORT_DIR, OutputLayout
-from ndcg_spark.io.storage import FileSystem
+from ndcg_spark.io.storage import FileSystem, base_name
 from ndcg_spark.publish.staging import Staging
 
 PART_PREFIX = "part-"
@@ -165,10 +165,6 @@ def place(fs: FileSystem, move: Move) -> None:
         fs.delete(move.aside)
 
 
-def _name(path: str) -> str:
-    return path.rsplit("/", 1)[1]
-
-
 def _place_file_by_file(fs: FileSystem, move: Move) -> None:
     """place() where a rename is a copy of each file and then a delete (object stores): a folder
     cannot change in one step, so its files move one at a time, each in a step of its own (a
@@ -178,13 +174,13 @@ def _place_file_by_file(fs: FileSystem, move: Move) -> None:
     it was: once one staged file is in place, no file of the folder is an earlier run's."""
     staged = set(move.files)
     if fs.exists(move.source):
-        present = {_name(info.path): info.path for info in fs.children(move.target)}
+        present = {base_name(info.path): info.path for info in fs.children(move.target)}
         if not staged & present.keys():
             for name, path in sorted(present.items()):
                 # An undated dataset's folder also holds the dated ones (eval_date=D): they stay.
                 if not name.startswith(f"{c.EVAL_DATE}="):
                     fs.move_file(path, f"{move.aside}/{name}")
-        names = sorted((_name(info.path) for info in fs.children(move.source)), key=lambda name: (name not in staged, name))
+        names = sorted((base_name(info.path) for info in fs.children(move.source)), key=lambda name: (name not in staged, name))
         for name in names:
             fs.move_file(f"{move.source}/{name}", f"{move.target}/{name}")
         fs.delete(move.source)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pyspark.sql import SparkSession
 
 from ndcg_spark.errors import StateNotReadable
-from ndcg_spark.io.storage import file_system, parse_record
+from ndcg_spark.io.storage import base_name, file_system, parse_record
 from ndcg_spark.publish.layout import COMMIT_FILE
 
 STAGING_DIR = "_staging"  # a leading underscore: Spark, pyarrow and DuckDB readers skip it
@@ -55,15 +55,17 @@ class Staging:
         if text is None:
             return set()
         try:
-            return {_name(str(parse_record(text, path, "commit record")["staging"]))}
+            return {base_name(str(parse_record(text, path, "commit record")["staging"]))}
         except (StateNotReadable, KeyError):
-            return {_name(info.path) for info in self.fs.children(self.parent) if self.fs.exists(f"{info.path}/{COMMIT_FILE}")}
+            return {
+                base_name(info.path) for info in self.fs.children(self.parent) if self.fs.exists(f"{info.path}/{COMMIT_FILE}")
+            }
 
     def _remove_stale(self) -> None:
         cutoff_ms = (time.time() - STALE_STAGING_SECONDS) * 1000
         needed = self._needed()
         for info in self.fs.children(self.parent):
-            if info.modified_ms < cutoff_ms and _name(info.path) not in needed:
+            if info.modified_ms < cutoff_ms and base_name(info.path) not in needed:
                 self.fs.delete(info.path)
 
     def discard(self) -> None:
@@ -75,7 +77,3 @@ class Staging:
             self.fs.delete(self.parent)
         if not self._output_existed and self.fs.is_empty_dir(self.output):
             self.fs.delete(self.output)
-
-
-def _name(path: str) -> str:
-    return path.rstrip("/").rsplit("/", 1)[-1]
