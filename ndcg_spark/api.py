@@ -24,7 +24,15 @@ from ndcg_spark.gating import verdict
 from ndcg_spark.io.trec import QRELS, RUN, read_trec
 from ndcg_spark.measures import report_order
 from ndcg_spark.option_values import ColumnNames
-from ndcg_spark.options import DEFAULT_BOOTSTRAP, DEFAULT_PERMUTATIONS, DEFAULT_SEED, Options, declared
+from ndcg_spark.options import (
+    DEFAULT_BOOTSTRAP,
+    DEFAULT_PERMUTATIONS,
+    DEFAULT_SEED,
+    RESAMPLING_ARRAYS,
+    Options,
+    ResamplingEngine,
+    declared,
+)
 from ndcg_spark.remedies import VOICE_PYTHON
 from ndcg_spark.report.result import Report, report_of
 from ndcg_spark.scoring.slices import QUERY_METADATA, slice_source
@@ -101,13 +109,14 @@ def compare(
     permutations: int = DEFAULT_PERMUTATIONS,
     bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int = DEFAULT_SEED,
+    resampling: ResamplingEngine = RESAMPLING_ARRAYS,
 ) -> DataFrame:
     """Every run of a per-query report against `baseline`, at every measure and cutoff: both means, wins,
     ties and losses, a paired t-test, a randomization test, a bootstrap interval and Holm's
     correction across runs. `per_query` has the job's per_query columns (a Report's, or a
     published per_query read back); the result has the job's comparison schema."""
-    chosen = Options.of({"permutations": permutations, "bootstrap": bootstrap, "seed": seed})
-    resampling = Resampling(chosen.permutations, chosen.bootstrap, chosen.seed)
+    chosen = Options.of({"permutations": permutations, "bootstrap": bootstrap, "seed": seed, "resampling": resampling})
+    plan = Resampling.of(chosen)
     valued = c.VALUE if c.VALUE in per_query.columns else c.NDCG
     require_columns(per_query, "per_query", _GIVEN, [c.RUN_ID, c.QUERY_ID, c.MEASURE, c.K, valued])
     per_query = with_value(per_query)
@@ -120,7 +129,7 @@ def compare(
     cutoffs = sorted((Cutoff(row[0], row[1]) for row in measured), key=lambda cut: report_order(cut.measure, cut.k))
     spark = per_query.sparkSession
     with session_settings(spark, PLAN_CONF):
-        rows = compare_rows(spark, per_query, str(baseline), runs, cutoffs, resampling)
+        rows = compare_rows(spark, per_query, str(baseline), runs, cutoffs, plan)
     return comparison_rows_frame(spark, rows)
 
 
@@ -134,6 +143,7 @@ def gate(
     permutations: int = DEFAULT_PERMUTATIONS,
     bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int = DEFAULT_SEED,
+    resampling: ResamplingEngine = RESAMPLING_ARRAYS,
 ) -> Verdict:
     """The regression gate's verdict on `report`, as the job's --fail-on-drop gives it: against
     `reference`, the name of a baseline run in the report, or an earlier Report (e.g.
@@ -141,7 +151,7 @@ def gate(
     both scored. A (run, measure, k) fails when its mean falls by more than `fail_on_drop` (0.01,
     or "2%" of the reference's mean) and the randomization test's Holm-corrected p is below
     `alpha`. `measures` as `--measure` names them; by default every cutoff of NDCG."""
-    chosen = Options.of({"permutations": permutations, "bootstrap": bootstrap, "seed": seed})
+    chosen = Options.of({"permutations": permutations, "bootstrap": bootstrap, "seed": seed, "resampling": resampling})
     reported = sorted(
         {Cutoff(row[c.MEASURE], row[c.K]) for row in report.evaluation.summary},
         key=lambda cut: report_order(cut.measure, cut.k),
@@ -150,12 +160,12 @@ def gate(
     rule = GateRule(
         parse_threshold(fail_on_drop), gated_cutoffs(entries, reported, "measures entry", VOICE_PYTHON), parse_alpha(alpha)
     )
-    resampling = Resampling(chosen.permutations, chosen.bootstrap, chosen.seed)
+    plan = Resampling.of(chosen)
     spark = report.per_query.sparkSession
     with session_settings(spark, PLAN_CONF):
         if isinstance(reference, str):
-            return verdict(report, rule, resampling, baseline=reference)
-        return verdict(report, rule, resampling, earlier=reference)
+            return verdict(report, rule, plan, baseline=reference)
+        return verdict(report, rule, plan, earlier=reference)
 
 
 def read_qrels(spark: SparkSession, path: str) -> DataFrame:

@@ -194,7 +194,7 @@ def _report(
     comparison: list[ComparisonRow] = []
     if options.baseline is not None:
         with step("comparison") as counts:
-            resampling = Resampling(options.permutations, options.bootstrap, options.seed)
+            resampling = Resampling.of(options)
             run_ids = [run.run_id for run in runs]
             cutoffs = cutoffs_of(options.ks, options.uncut, options.measures)
             comparison = compare(spark, per_query, options.baseline, run_ids, cutoffs, resampling)

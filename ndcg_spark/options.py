@@ -47,10 +47,15 @@ ON_DUPLICATE_JUDGMENT_KEEP_MAX: DuplicateJudgments = "keep_max"
 DUPLICATE_RESULT_POLICIES: tuple[DuplicateResults, ...] = get_args(DuplicateResults)
 DUPLICATE_JUDGMENT_POLICIES: tuple[DuplicateJudgments, ...] = get_args(DuplicateJudgments)
 
+ResamplingEngine = Literal["arrays", "rows"]
+RESAMPLING_ARRAYS: ResamplingEngine = "arrays"
+RESAMPLING_ROWS: ResamplingEngine = "rows"
+RESAMPLING_ENGINES: tuple[ResamplingEngine, ...] = get_args(ResamplingEngine)
+
 DEFAULT_KS = (5, 10, 20)
 DEFAULT_RUN_ID = "run"
 # Enough for p-values and interval ends to about +-0.01 (binomial error at 1000 draws); each
-# costs one row per query and compared run and cutoff.
+# costs two hashes per query and compared run.
 DEFAULT_PERMUTATIONS = 1000
 DEFAULT_BOOTSTRAP = 1000
 DEFAULT_SEED = 42
@@ -212,6 +217,14 @@ class Options:
         "seed of both resampling tests: same seed, same numbers, whatever the cluster",
         COMPARISON,
         parse=lambda value: count("seed", value, 0, MAX_SEED),
+    )
+    resampling: ResamplingEngine = option(
+        RESAMPLING_ARRAYS,
+        "how the resampling tests' draws are computed, with the same numbers either way: arrays (numpy in Python"
+        " workers; the executors need numpy and pyarrow) or rows (Spark SQL alone, a row per query and draw;"
+        " several times slower)",
+        COMPARISON,
+        choices=RESAMPLING_ENGINES,
     )
     slices: tuple[str, ...] = option(
         (),

@@ -54,6 +54,14 @@ cached, ndcg_spark.evaluate (then its summary) and NdcgEvaluator against Spark M
 RankingEvaluator with its arrays built, each call after a warm-up, in turn; medians, ratios and the
 Spark jobs one call launches.
 
+--runs N generates results with N runs (run_id run0, run1, ...) of the same documents, each with
+scores of its own; the peers, which score one run, are left out. --baseline also times the job
+with --baseline run0 as "job_baseline" (and each --measures set likewise, "job_measures_once_baseline"),
+in turn with the job on the same data, and reports each one's ratio to the same run without it:
+the comparison's cost (its randomization test's draws and its bootstrap resamples, 1000 each).
+
+    .venv/bin/python scripts/bench.py --queries 20000 --runs 3 --baseline --measures once --peers ""
+
 --skew F also generates a dataset of the same number of result rows in which one query holds the
 fraction F of them, and runs the job (and DuckDB) on it as well: "job_skewed" against "job".
 """
@@ -96,6 +104,12 @@ MEASURE_SETS = {
 }
 
 
+# --baseline: the job again with a comparison against the first run.
+BASELINE_SUFFIX = "_baseline"
+BASELINE_TOOL = f"job{BASELINE_SUFFIX}"
+BASELINE_ARGS = ("--baseline", "run0")
+
+
 def measures_tool(name: str) -> str:
     """The tool that times the job with the measure set `name` beside NDCG."""
     return "job_measures" if name == "cutoffs" else f"job_measures_{name}"
@@ -105,9 +119,10 @@ TOLERANCE = 1e-9
 CHUNK_ROWS = 2_000_000
 
 
-def _write_chunk(out: Path, part: int, queries, depths, judged: int, rng) -> None:
+def _write_chunk(out: Path, part: int, queries, depths, judged: int, rng, runs: int = 1) -> None:
     """Results for the given queries (each with its own depth) and their judgments: `judged`
-    documents per query, about half of them retrieved (even numbers), the others not (odd)."""
+    documents per query, about half of them retrieved (even numbers), the others not (odd). With
+    runs > 1, every run retrieves the same documents with scores of its own (column run_id)."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -115,8 +130,12 @@ def _write_chunk(out: Path, part: int, queries, depths, judged: int, rng) -> Non
     query = np.repeat(queries, depths)
     starts = np.repeat(np.cumsum(depths) - depths, depths)
     doc = (np.arange(len(query), dtype=np.int64) - starts) * 2
-    score = np.round(rng.random(len(query)), 3)  # 3 decimals: ties are common
-    pq.write_table(pa.table({"query_id": query, "doc_id": doc, "score": score}), out / "results" / f"part-{part:05d}.parquet")
+    columns = {"query_id": query, "doc_id": doc}
+    if runs > 1:
+        columns = {name: np.tile(values, runs) for name, values in columns.items()}
+        columns["run_id"] = np.repeat(np.array([f"run{i}" for i in range(runs)]), len(query))
+    score = np.round(rng.random(len(query) * runs), 3)  # 3 decimals: ties are common
+    pq.write_table(pa.table({**columns, "score": score}), out / "results" / f"part-{part:05d}.parquet")
     j_query = np.repeat(queries, judged)
     base = np.tile(np.arange(judged, dtype=np.int64), len(queries))
     j_doc = np.where(base % 2 == 0, base, base + 2 * np.repeat(depths, judged) + 1)
@@ -126,8 +145,8 @@ def _write_chunk(out: Path, part: int, queries, depths, judged: int, rng) -> Non
     )
 
 
-def generate(out: Path, queries: int, depth: int, judged: int, skew: float, seed: int) -> None:
-    """queries x depth result rows in all, graded labels 0..3. With skew > 0, query 0 holds that
+def generate(out: Path, queries: int, depth: int, judged: int, skew: float, seed: int, runs: int = 1) -> None:
+    """queries x depth result rows per run, graded labels 0..3. With skew > 0, query 0 holds that
     fraction of the rows and the others keep `depth`, so the total stays the same."""
     import numpy as np
 
@@ -138,13 +157,13 @@ def generate(out: Path, queries: int, depth: int, judged: int, skew: float, seed
     heavy = int(total * skew)
     part = 0
     if heavy:
-        _write_chunk(out, part, np.array([0], dtype=np.int64), np.array([heavy]), judged, rng)
+        _write_chunk(out, part, np.array([0], dtype=np.int64), np.array([heavy]), judged, rng, runs)
         part += 1
     first, rest = (1, (total - heavy) // depth) if heavy else (0, queries)
     per_chunk = max(1, CHUNK_ROWS // depth)
     for start in range(first, first + rest, per_chunk):
         ids = np.arange(start, min(start + per_chunk, first + rest), dtype=np.int64)
-        _write_chunk(out, part, ids, np.full(len(ids), depth), judged, rng)
+        _write_chunk(out, part, ids, np.full(len(ids), depth), judged, rng, runs)
         part += 1
     (out / "_SUCCESS").write_text("")
 
@@ -415,7 +434,8 @@ def job_means(output: Path) -> dict[str, float]:
     import pyarrow.parquet as pq
 
     table = pq.read_table(output / "summary").to_pylist()
-    return {str(row["k"]): row["ndcg"] for row in table if row["measure"] == "ndcg_cut"}
+    first = min(row["run_id"] for row in table)  # with several runs (--runs), the first one's
+    return {str(row["k"]): row["ndcg"] for row in table if row["measure"] == "ndcg_cut" and row["run_id"] == first}
 
 
 def _epoch(iso: str) -> float:
@@ -506,11 +526,12 @@ def breakdown(tool: Tool, env: dict[str, str], events: Path) -> dict[str, float]
 
 def dataset(root: Path, args: argparse.Namespace, skew: float) -> Path:
     name = f"q{args.queries}-d{args.depth}-j{args.judged}" + (f"-skew{skew:g}" if skew else "")
+    name += f"-r{args.runs}" if args.runs > 1 else ""
     path = root / name
     if not (path / "_SUCCESS").exists():
         shutil.rmtree(path, ignore_errors=True)
         print(f"generating {path}", flush=True)
-        generate(path, args.queries, args.depth, args.judged, skew, seed=1)
+        generate(path, args.queries, args.depth, args.judged, skew, seed=1, runs=args.runs)
     return path
 
 
@@ -528,6 +549,12 @@ def main() -> None:
         const=["cutoffs"],
         default=[],
         help=f"also run the job with measures beside NDCG, each set in turn ({', '.join(MEASURE_SETS)}; comma-separated)",
+    )
+    parser.add_argument("--runs", type=int, default=1, help="runs in the results (run_id run0, run1, ...); peers score one")
+    parser.add_argument(
+        "--baseline",
+        action="store_true",
+        help="also time the job (and each --measures set) with --baseline run0: the comparison's cost",
     )
     parser.add_argument("--driver-memory", default="4g")
     parser.add_argument("--peers", default=",".join([*DEFAULT_PEERS, *SPARK_PEERS]), help="peers to run when installed")
@@ -616,14 +643,18 @@ def main() -> None:
         spark_script("rank_floor", RANK_FLOOR),
         job("job", plain),
     ]
+    if args.baseline:
+        tools.append(job(BASELINE_TOOL, plain, extra=BASELINE_ARGS))
     for chosen in args.measures:
         asked = tuple(part for measure in MEASURE_SETS[chosen] for part in ("--measure", measure))
         tools.append(job(measures_tool(chosen), plain, extra=asked))
+        if args.baseline:
+            tools.append(job(f"{measures_tool(chosen)}{BASELINE_SUFFIX}", plain, extra=(*asked, *BASELINE_ARGS)))
     if args.job_from:
         tools.append(job("job_from", plain, Path(args.job_from).resolve()))
     if skewed is not None:
         tools.append(job("job_skewed", skewed))
-    wanted = [name for name in args.peers.split(",") if name]
+    wanted = [name for name in args.peers.split(",") if name] if args.runs == 1 else []
     tools += [spark_script(name, SPARK_PEERS[name], peer=True) for name in wanted if name in SPARK_PEERS]
     for name in (name for name in wanted if name not in SPARK_PEERS):
         code, module = PEERS[name]
@@ -677,7 +708,7 @@ def main() -> None:
         "queries": args.queries,
         "depth": args.depth,
         "judged_per_query": args.judged,
-        "result_rows": args.queries * args.depth,
+        "result_rows": args.queries * args.depth * args.runs,
         "judgment_rows": args.queries * args.judged,
         "skew": args.skew,
         "ks": list(KS),
@@ -695,12 +726,20 @@ def main() -> None:
         "job_ratio_to_peer": {
             name: median["job"] / value
             for name, value in median.items()
-            if name not in ("job", "job_skewed") and not name.startswith("job_measures") and not name.endswith("_skewed")
+            if name not in ("job", "job_skewed")
+            and not name.startswith("job_measures")
+            and not name.endswith(("_skewed", BASELINE_SUFFIX))
         },
         "job_from": args.job_from,
         "skewed_ratio_to_unskewed": median["job_skewed"] / median["job"] if "job_skewed" in median else None,
         "measures": {chosen: list(MEASURE_SETS[chosen]) for chosen in args.measures},
         "measures_ratio_to_ndcg_alone": {chosen: median[measures_tool(chosen)] / median["job"] for chosen in args.measures},
+        "runs": args.runs,
+        "baseline_ratio_to_without": {
+            name.removesuffix(BASELINE_SUFFIX): value / median[name.removesuffix(BASELINE_SUFFIX)]
+            for name, value in median.items()
+            if name.endswith(BASELINE_SUFFIX)
+        },
         "disagreeing_peers": disagree,
         "differs_by_design": by_design,
         "peer_means": {tool.name: tool.last_means for tool in tools if tool.last_means is not None},
@@ -709,11 +748,14 @@ def main() -> None:
     # A run with other JVM options gets files of its own beside the plain run's.
     jvm = re.sub(r"[^A-Za-z0-9]+", "_", args.java_options).strip("_")
     stem = out / (
-        f"bench-{args.queries}x{args.depth}" + (f"-skew{args.skew:g}" if args.skew else "") + (f"-{jvm}" if jvm else "")
+        f"bench-{args.queries}x{args.depth}"
+        + (f"-r{args.runs}" if args.runs > 1 else "")
+        + (f"-skew{args.skew:g}" if args.skew else "")
+        + (f"-{jvm}" if jvm else "")
     )
     Path(f"{stem}.json").write_text(json.dumps(report, indent=2))
     lines = [
-        f"{args.queries * args.depth:,} result rows, {args.queries * args.judged:,} judgments,"
+        f"{args.queries * args.depth * args.runs:,} result rows ({args.runs} run(s)), {args.queries * args.judged:,} judgments,"
         f" NDCG@{','.join(map(str, KS))}, local[2], driver {args.driver_memory},"
         f" median of {args.repeat}" + (f", driver JVM options {args.java_options}" if args.java_options else ""),
         "",
@@ -738,6 +780,8 @@ def main() -> None:
             "",
             f"measures {' '.join(MEASURE_SETS[chosen])} / NDCG alone ({measures_tool(chosen)} / job): {ratio:.2f}",
         ]
+    for name, ratio in report["baseline_ratio_to_without"].items():
+        lines += ["", f"{name} with {' '.join(BASELINE_ARGS)} / without: {ratio:.2f}"]
     for name, worst in disagree.items():
         lines += ["", f"{name}: disagrees with the job by {worst:.3g} (left out)"]
     for name, worst in by_design.items():
@@ -747,7 +791,7 @@ def main() -> None:
             " binary relevance from Python (see docs/performance.md)",
         ]
     if args.breakdown:
-        jobs = [tool for tool in tools if tool.name in BREAKDOWN_JOBS or tool.name.startswith("job_measures")]
+        jobs = [tool for tool in tools if tool.name in BREAKDOWN_JOBS or tool.name.startswith(("job_measures", BASELINE_TOOL))]
         bare = [tool for tool in timed_tools if tool.name in BREAKDOWN_PEERS]
         parts = {tool.name: breakdown(tool, env, scripts / f"events-{tool.name}") for tool in [*jobs, *bare]}
         report["breakdown"] = parts

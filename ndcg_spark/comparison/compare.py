@@ -3,22 +3,36 @@ and the paired t-test, with Holm's correction across runs."""
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from pyspark.errors import PythonException
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
 from ndcg_spark.comparison.pairing import EXACT_DRAWS, N_PAIRS, PERMS, cutoff_column, pair_stats, paired
-from ndcg_spark.comparison.resampling import draw_rows, fixed_point, fixed_scale, resampled_sums, resampling_plan
+from ndcg_spark.comparison.resampling import (
+    draw_arrays,
+    draw_rows,
+    fixed_point,
+    fixed_rows,
+    fixed_scale,
+    resampled_sums,
+    resampling_plan,
+    start_python_workers,
+)
 from ndcg_spark.comparison.rows import ComparisonRow, Cutoff, Resampling
 from ndcg_spark.comparison.stats import holm, paired_t
 from ndcg_spark.errors import ConfigError
+from ndcg_spark.options import RESAMPLING_ARRAYS, RESAMPLING_ROWS, spelling
+from ndcg_spark.remedies import Remedy
 from ndcg_spark.scoring.summary import FRACTION_BITS, mean_of_some, mean_of_total
 
-_UNIT = 2**FRACTION_BITS  # an exact_sum counts in units of 1 / _UNIT
+_UNIT = 2**FRACTION_BITS
+_MISSING_MODULE = re.compile(r"ModuleNotFoundError: No module named '([^']+)'")  # an exact_sum counts in units of 1 / _UNIT
 
 
 def _mean(total: Decimal, n: int) -> float | None:
@@ -66,6 +80,8 @@ def compare_pairs(
     """The comparison rows of paired values (pairing.py's columns b_, r_, d_ per cutoff), one
     per run and cutoff, runs in the given order; `baseline` names what each run was paired
     with. The caller caches `pairs`: every test reads them."""
+    if resampling.engine == RESAMPLING_ARRAYS:
+        start_python_workers(spark)
     stats = pair_stats(pairs, cutoffs)
     resampled: dict[str, dict[str, Any]] = {}
     plans: dict[str, Any] = {}
@@ -76,8 +92,15 @@ def compare_pairs(
         observed = pairs.groupBy(c.RUN_ID).agg(
             *[F.sum(fixed_point(F.col(cutoff_column("d", cut)), scale)).alias(cutoff_column("obs", cut)) for cut in cutoffs]
         )
-        draws = draw_rows(pairs, plan, cutoffs, resampling, scale)
-        resampled = resampled_sums(draws, observed, cutoffs, resampling, scale)
+        fixed = fixed_rows(pairs, plan, cutoffs, scale)
+        if resampling.engine == RESAMPLING_ARRAYS:
+            draws = draw_arrays(fixed, cutoffs, resampling, sum(row[N_PAIRS] for row in stats.values()))
+        else:
+            draws = draw_rows(fixed, cutoffs, resampling)
+        try:
+            resampled = resampled_sums(draws, observed, cutoffs, resampling, scale)
+        except PythonException as error:
+            raise _missing_module(error) or error from None
     rows = [
         _row(baseline, run, cut, stats.get(run), resampled.get(run), plans.get(run), resampling)
         for run in runs
@@ -85,6 +108,20 @@ def compare_pairs(
     ]
     _adjust(rows, cutoffs)
     return rows
+
+
+def _missing_module(error: PythonException) -> ConfigError | None:
+    """The executors' Python lacks what the arrays engine imports: a setup to fix, not a failure
+    to retry; None for any other failure of a Python worker."""
+    found = _MISSING_MODULE.search(str(error))
+    if found is None:
+        return None
+    missing = ConfigError(
+        f"the comparison's draws run numpy in the executors' Python, which cannot import {found.group(1)!r}:"
+        " install numpy and pyarrow there (docs/operations.md, Running on a cluster)"
+    )
+    missing.remedy = Remedy(spelling("resampling"), RESAMPLING_ROWS, "to compute them in Spark SQL alone")
+    return missing
 
 
 def _row(

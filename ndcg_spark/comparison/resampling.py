@@ -35,8 +35,12 @@ MAX_EXACT_QUERIES = 20  # 2^20 sign patterns: beyond that, exact enumeration is 
 _FIXED_LIMIT = 4 * 10**18  # sums of fixed-point values stay below 2^63
 _MAX_SCALE = 10**12
 # Poisson(1) cumulative probabilities: a uniform draw below the j-th is a count of j.
-_POISSON_CDF = tuple(sum(math.exp(-1.0) / math.factorial(i) for i in range(j + 1)) for j in range(18))
-_UNIFORM_BITS = 53
+POISSON_CDF = tuple(sum(math.exp(-1.0) / math.factorial(i) for i in range(j + 1)) for j in range(18))
+UNIFORM_BITS = 53
+# draw_arrays: (run, query) rows per task, and at most this many tasks.
+ROWS_PER_TASK, MAX_TASKS = 5_000, 200
+# The first argument of each test's hash: the two tests draw independently.
+RANDOMIZATION_TAG, BOOTSTRAP_TAG = "randomization", "bootstrap"
 
 
 def fixed_scale(max_queries: int) -> int:
@@ -57,15 +61,15 @@ def fixed_point(value: Column, scale: int) -> Column:
 
 def _uniform(*parts: Column) -> Column:
     """A uniform draw in [0, 1) from a hash of the parts: 53 bits, as a double."""
-    bits = F.shiftrightunsigned(F.xxhash64(*parts), 64 - _UNIFORM_BITS)
-    return bits.cast(T.DoubleType()) / F.lit(float(2**_UNIFORM_BITS))
+    bits = F.shiftrightunsigned(F.xxhash64(*parts), 64 - UNIFORM_BITS)
+    return bits.cast(T.DoubleType()) / F.lit(float(2**UNIFORM_BITS))
 
 
 def _poisson(uniform: Column) -> Column:
     """A Poisson(1) count by inverting its distribution function."""
-    count = F.lit(len(_POISSON_CDF))
-    for j in reversed(range(len(_POISSON_CDF))):
-        count = F.when(uniform < F.lit(_POISSON_CDF[j]), F.lit(j)).otherwise(count)
+    count = F.lit(len(POISSON_CDF))
+    for j in reversed(range(len(POISSON_CDF))):
+        count = F.when(uniform < F.lit(POISSON_CDF[j]), F.lit(j)).otherwise(count)
     return count
 
 
@@ -102,17 +106,9 @@ def _indexed(pairs: DataFrame, plan: DataFrame) -> DataFrame:
     )
 
 
-def draw_rows(pairs: DataFrame, plan: DataFrame, cutoffs: list[Cutoff], resampling: Resampling, scale: int) -> DataFrame:
-    """Per (run, draw): the sign-flipped sum of differences (randomization) and the Poisson-
-    weighted sum and weight (bootstrap), at every cutoff."""
-    seed, draw, query = F.lit(resampling.seed), F.col(DRAW), F.col(c.QUERY_ID)
-    flipped = F.when(F.col(EXACT_DRAWS), F.expr(f"shiftright({DRAW}, {INDEX}) & 1") == 1).otherwise(
-        F.xxhash64(F.lit("randomization"), seed, draw, query).bitwiseAND(F.lit(1)) == 1
-    )
-    weight = _poisson(_uniform(F.lit("bootstrap"), seed, draw, query)).cast(T.LongType())
-    # The fixed-point differences are computed once per query, before the draws multiply the rows
-    # (an expression beside explode() in one select would be evaluated once per draw).
-    fixed = _indexed(pairs, plan).select(
+def fixed_rows(pairs: DataFrame, plan: DataFrame, cutoffs: list[Cutoff], scale: int) -> DataFrame:
+    """Per (run, query): its run's plan and the fixed-point difference at every cutoff (f_K)."""
+    return _indexed(pairs, plan).select(
         c.RUN_ID,
         c.QUERY_ID,
         EXACT_DRAWS,
@@ -121,6 +117,18 @@ def draw_rows(pairs: DataFrame, plan: DataFrame, cutoffs: list[Cutoff], resampli
         DRAWS,
         *[fixed_point(F.col(cutoff_column("d", cut)), scale).alias(cutoff_column("f", cut)) for cut in cutoffs],
     )
+
+
+def draw_rows(fixed: DataFrame, cutoffs: list[Cutoff], resampling: Resampling) -> DataFrame:
+    """Per (run, draw): the sign-flipped sum of differences (randomization) and the Poisson-
+    weighted sum and weight (bootstrap), at every cutoff; from a row per (query, draw)."""
+    seed, draw, query = F.lit(resampling.seed), F.col(DRAW), F.col(c.QUERY_ID)
+    flipped = F.when(F.col(EXACT_DRAWS), F.expr(f"shiftright({DRAW}, {INDEX}) & 1") == 1).otherwise(
+        F.xxhash64(F.lit(RANDOMIZATION_TAG), seed, draw, query).bitwiseAND(F.lit(1)) == 1
+    )
+    weight = _poisson(_uniform(F.lit(BOOTSTRAP_TAG), seed, draw, query)).cast(T.LongType())
+    # The fixed-point differences are computed once per query, before the draws multiply the rows
+    # (an expression beside explode() in one select would be evaluated once per draw).
     exploded = fixed.select("*", F.explode(F.sequence(F.lit(0).cast(T.LongType()), F.col(DRAWS) - 1)).alias(DRAW)).select(
         c.RUN_ID,
         DRAW,
@@ -136,6 +144,41 @@ def draw_rows(pairs: DataFrame, plan: DataFrame, cutoffs: list[Cutoff], resampli
             F.sum(F.col(WEIGHT) * f).alias(cutoff_column("boot", cut)),
         ]
     return exploded.groupBy(c.RUN_ID, DRAW).agg(*sums)
+
+
+def start_python_workers(spark: SparkSession) -> None:
+    """draw_arrays.warm_up, in a thread: the Python workers start while the driver pairs."""
+    from ndcg_spark.comparison.draw_arrays import warm_up
+
+    warm_up(spark)
+
+
+def draw_arrays(fixed: DataFrame, cutoffs: list[Cutoff], resampling: Resampling, pairs: int) -> DataFrame:
+    """draw_rows' frame from each partition's arrays (draw_arrays.py), with no row per draw:
+    Python workers on the executors, with numpy and pyarrow (imported here, when asked for: a run
+    without a comparison does not load them). The rows are spread by query (a
+    query's runs share its hashes) over a partition per ROWS_PER_TASK pairs: the (run, query)
+    rows are few and small, and left to adaptive execution they would make one task, one core."""
+    from ndcg_spark.comparison.draw_arrays import DrawPartials
+
+    perm = tuple(cutoff_column("perm", cut) for cut in cutoffs)
+    boot = tuple(cutoff_column("boot", cut) for cut in cutoffs)
+    partials = DrawPartials(
+        resampling.permutations,
+        resampling.bootstrap,
+        resampling.seed,
+        tuple(cutoff_column("f", cut) for cut in cutoffs),
+        perm,
+        boot,
+    )
+    schema = T.StructType(
+        [T.StructField(c.RUN_ID, T.StringType()), T.StructField(DRAW, T.LongType())]
+        + [T.StructField(name, T.LongType()) for name in (WEIGHTS, *perm, *boot)]
+    )
+    spread = fixed.repartition(max(1, min(MAX_TASKS, -(-pairs // ROWS_PER_TASK))), F.col(c.QUERY_ID))
+    summed = spread.mapInArrow(partials, schema).groupBy(c.RUN_ID, DRAW)
+    sums = (WEIGHTS, *[name for pair in zip(perm, boot, strict=True) for name in pair])  # draw_rows' order
+    return summed.agg(*[F.sum(name).alias(name) for name in sums])
 
 
 def resampled_sums(

@@ -13,6 +13,7 @@ from pyspark.sql import types as T
 from ndcg_spark import columns as c
 from ndcg_spark.frames import local_frame
 from ndcg_spark.measures import Measure, report_order, scored
+from ndcg_spark.options import RESAMPLING_ARRAYS, Options, ResamplingEngine
 from ndcg_spark.scoring.ranking import cutoff_ks
 
 # Columns of the comparison dataset.
@@ -93,6 +94,11 @@ class Resampling:
     permutations: int
     bootstrap: int
     seed: int
+    engine: ResamplingEngine = RESAMPLING_ARRAYS
+
+    @classmethod
+    def of(cls, options: Options) -> Resampling:
+        return cls(options.permutations, options.bootstrap, options.seed, options.resampling)
 
 
 def cutoffs_of(ks: tuple[int, ...], uncut: bool, measures: Sequence[Measure] = ()) -> list[Cutoff]:

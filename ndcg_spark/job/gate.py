@@ -75,7 +75,7 @@ def gate_verdict(
     result = verdict(
         report,
         rule,
-        Resampling(options.permutations, options.bootstrap, options.seed),
+        Resampling.of(options),
         baseline=options.baseline,
         earlier=reference,
         judgments=judgments,
