@@ -29,6 +29,11 @@ def sql_name(column: str) -> str:
     return "`" + column.replace("`", "``") + "`"
 
 
+def sql_string(text: str) -> str:
+    """A string literal for SQL expression text: quoted, its backslashes and quotes escaped."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
 def indicator(condition: Column) -> Column:
     """1 where the condition holds, else 0: summed, it counts the rows that meet it."""
     return F.when(condition, F.lit(1)).otherwise(F.lit(0))

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds what a cluster needs, in dist/:
-#   ndcg_spark-VERSION-py3-none-any.whl  pip install it into the driver's Python (brings plotly
-#                                        and the ndcg-spark command; executors need nothing: the
-#                                        job runs no Python on them)
+#   ndcg_spark-VERSION-py3-none-any.whl  pip install it into the driver's Python (brings plotly,
+#                                        numpy, pyarrow and the ndcg-spark command); a comparison
+#                                        runs Python on the executors, which need numpy and pyarrow
 #   ndcg_spark.zip                       the library alone, for spark-submit --py-files
 #   evaluate_ndcg.py, convert_trec.py    the entry points spark-submit is given
 set -euo pipefail

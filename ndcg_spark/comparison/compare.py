@@ -4,7 +4,6 @@ and the paired t-test, with Holm's correction across runs."""
 from __future__ import annotations
 
 import re
-from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -35,12 +34,12 @@ _UNIT = 2**FRACTION_BITS
 _MISSING_MODULE = re.compile(r"ModuleNotFoundError: No module named '([^']+)'")  # an exact_sum counts in units of 1 / _UNIT
 
 
-def _mean(total: Decimal, n: int) -> float | None:
+def _mean(total: int, n: int) -> float | None:
     """The mean of n values from their exact_sum, as the summary computes it."""
     return mean_of_total(int(total), n)
 
 
-def _variance(total: Decimal, squares: Decimal, n: int) -> float:
+def _variance(total: int, squares: int, n: int) -> float:
     """The sample variance from exact_sums of the values and of their squares, in integers:
     (S - T^2 / n) / (n - 1) with T and S in units of 2^-FRACTION_BITS, one rounding at the end."""
     t, s = int(total), int(squares)
@@ -90,9 +89,9 @@ def compare_pairs(
         plan = resampling_plan(spark, stats, resampling)
         plans = {row[c.RUN_ID]: row for row in plan.collect()}
         observed = pairs.groupBy(c.RUN_ID).agg(
-            *[F.sum(fixed_point(F.col(cutoff_column("d", cut)), scale)).alias(cutoff_column("obs", cut)) for cut in cutoffs]
+            *[F.sum(fixed_point(cutoff_column("d", cut), scale)).alias(cutoff_column("obs", cut)) for cut in cutoffs]
         )
-        fixed = fixed_rows(pairs, plan, cutoffs, scale)
+        fixed = fixed_rows(pairs, plan, cutoffs, scale, exact=any(row[EXACT_DRAWS] for row in plans.values()))
         if resampling.engine == RESAMPLING_ARRAYS:
             draws = draw_arrays(fixed, cutoffs, resampling, sum(row[N_PAIRS] for row in stats.values()))
         else:

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
 from ndcg_spark.comparison.rows import Cutoff
-from ndcg_spark.frames import indicator, sql_name
-from ndcg_spark.scoring.summary import exact_sum
+from ndcg_spark.frames import sql_name, sql_string
+from ndcg_spark.scoring.summary import part_sums, total_of
 
 # Columns of the paired and resampled frames.
 DRAW = "_draw"
@@ -38,15 +38,17 @@ def with_value(per_query: DataFrame) -> DataFrame:
     return per_query if c.VALUE in per_query.columns else per_query.withColumn(c.VALUE, F.col(c.NDCG))
 
 
-def _is(cutoff: Cutoff) -> Column:
-    k = F.col(c.K).isNull() if cutoff.k is None else F.col(c.K) == cutoff.k
-    return (F.col(c.MEASURE) == cutoff.measure) & k
+def _is(cutoff: Cutoff) -> str:
+    """SQL text: the row is the cutoff's. (Every wide expression here is SQL text, one Py4J call
+    each: built function by function, the comparison's columns took 14,500 calls, seconds.)"""
+    k = f"{c.K} IS NULL" if cutoff.k is None else f"{c.K} = {int(cutoff.k)}"
+    return f"{c.MEASURE} = {sql_string(cutoff.measure)} AND {k}"
 
 
 def _wide(per_query: DataFrame, cutoffs: list[Cutoff]) -> DataFrame:
     """One row per (run, query), the value at every (measure, k) in its own column."""
     return per_query.groupBy(c.RUN_ID, c.QUERY_ID).agg(
-        *[F.max(F.when(_is(cut), F.col(c.VALUE))).alias(cutoff_column("v", cut)) for cut in cutoffs]
+        *[F.expr(f"max(CASE WHEN {_is(cut)} THEN {c.VALUE} END)").alias(cutoff_column("v", cut)) for cut in cutoffs]
     )
 
 
@@ -72,19 +74,12 @@ def paired_with_earlier(per_query: DataFrame, earlier: DataFrame, cutoffs: list[
 
 def _differences(joined: DataFrame, cutoffs: list[Cutoff]) -> DataFrame:
     """A wide run's values (v_K) beside what it is paired with (b_K): the pairing's columns."""
-    return joined.select(
+    values = [(sql_name(cutoff_column("b", cut)), sql_name(cutoff_column("v", cut)), cut) for cut in cutoffs]
+    return joined.selectExpr(
         c.RUN_ID,
         c.QUERY_ID,
-        *[F.col(cutoff_column(p, cut)) for cut in cutoffs for p in ("b", "v")],
-    ).select(
-        c.RUN_ID,
-        c.QUERY_ID,
-        *[
-            column
-            for cut in cutoffs
-            for column in (F.col(cutoff_column("b", cut)), F.col(cutoff_column("v", cut)).alias(cutoff_column("r", cut)))
-        ],
-        *[(F.col(cutoff_column("v", cut)) - F.col(cutoff_column("b", cut))).alias(cutoff_column("d", cut)) for cut in cutoffs],
+        *[text for b, v, cut in values for text in (b, f"{v} AS {sql_name(cutoff_column('r', cut))}")],
+        *[f"{v} - {b} AS {sql_name(cutoff_column('d', cut))}" for b, v, cut in values],
     )
 
 
@@ -115,17 +110,23 @@ def fell_most(pairs: DataFrame, cutoffs: list[Cutoff], limit: int) -> DataFrame:
 
 
 def pair_stats(pairs: DataFrame, cutoffs: list[Cutoff]) -> dict[str, dict[str, Any]]:
+    """Per run: the pairs' count (N_PAIRS) and, per cutoff, the exact sums of the baseline's
+    values (sb), the run's (sr), the differences (sd) and their squares (sdd), as integers in
+    units of 2^-FRACTION_BITS (summed as long parts in Spark, put together here), and the wins,
+    ties and losses (w, t, l)."""
     aggregates = [F.count(F.lit(1)).alias(N_PAIRS)]
+    summed: list[str] = []
     for cut in cutoffs:
-        d = F.col(cutoff_column("d", cut))
-        difference = sql_name(cutoff_column("d", cut))
-        aggregates += [
-            exact_sum(sql_name(cutoff_column("b", cut))).alias(cutoff_column("sb", cut)),
-            exact_sum(sql_name(cutoff_column("r", cut))).alias(cutoff_column("sr", cut)),
-            exact_sum(difference).alias(cutoff_column("sd", cut)),
-            exact_sum(f"{difference} * {difference}").alias(cutoff_column("sdd", cut)),
-            F.sum(indicator(d > 0)).cast(T.LongType()).alias(cutoff_column("w", cut)),
-            F.sum(indicator(d == 0)).cast(T.LongType()).alias(cutoff_column("t", cut)),
-            F.sum(indicator(d < 0)).cast(T.LongType()).alias(cutoff_column("l", cut)),
-        ]
-    return {row[c.RUN_ID]: row.asDict() for row in pairs.groupBy(c.RUN_ID).agg(*aggregates).collect()}
+        d = sql_name(cutoff_column("d", cut))
+        for prefix, value in (("b", sql_name(cutoff_column("b", cut))), ("r", sql_name(cutoff_column("r", cut)))):
+            summed.append(cutoff_column(f"s{prefix}", cut))
+            aggregates += part_sums(summed[-1], value, counted=False)
+        for name, value in ((cutoff_column("sd", cut), d), (cutoff_column("sdd", cut), f"{d} * {d}")):
+            summed.append(name)
+            aggregates += part_sums(name, value, counted=False)
+        for name, test in (("w", f"{d} > 0"), ("t", f"{d} = 0"), ("l", f"{d} < 0")):
+            aggregates.append(F.expr(f"CAST(sum(CASE WHEN {test} THEN 1 ELSE 0 END) AS BIGINT)").alias(cutoff_column(name, cut)))
+    stats = {}
+    for row in pairs.groupBy(c.RUN_ID).agg(*aggregates).collect():
+        stats[row[c.RUN_ID]] = {**row.asDict(), **{name: total_of(row, name) for name in summed}}
+    return stats

@@ -28,7 +28,7 @@ from pyspark.sql import types as T
 from ndcg_spark import columns as c
 from ndcg_spark.comparison.pairing import DRAW, DRAWS, EXACT_DRAWS, INDEX, N_PAIRS, PERMS, SIGN, WEIGHT, WEIGHTS, cutoff_column
 from ndcg_spark.comparison.rows import Cutoff, Resampling
-from ndcg_spark.frames import indicator, local_frame
+from ndcg_spark.frames import local_frame, sql_name
 
 CONFIDENCE = 0.95
 MAX_EXACT_QUERIES = 20  # 2^20 sign patterns: beyond that, exact enumeration is never asked for
@@ -52,11 +52,12 @@ def fixed_scale(max_queries: int) -> int:
     return scale
 
 
-def fixed_point(value: Column, scale: int) -> Column:
-    """value * scale rounded half away from zero: symmetric, so the fixed point of -d is exactly
-    minus that of d. (floor on a double, not round/bround, which go through BigDecimal.)"""
-    scaled = value * F.lit(float(scale))
-    return (F.signum(scaled) * F.floor(F.abs(scaled) + F.lit(0.5))).cast(T.LongType())
+def fixed_point(value: str, scale: int) -> Column:
+    """value (a column's name) * scale rounded half away from zero: symmetric, so the fixed point
+    of -d is exactly minus that of d. (floor on a double, not round/bround, which go through
+    BigDecimal.) SQL text, as every wide expression here (frames.py says why)."""
+    scaled = f"({sql_name(value)} * {float(scale)!r}D)"
+    return F.expr(f"CAST(signum({scaled}) * floor(abs({scaled}) + 0.5D) AS BIGINT)")
 
 
 def _uniform(*parts: Column) -> Column:
@@ -94,10 +95,13 @@ def resampling_plan(spark: SparkSession, stats: dict[str, dict[str, Any]], resam
     return local_frame(spark, rows, _PLAN_SCHEMA)
 
 
-def _indexed(pairs: DataFrame, plan: DataFrame) -> DataFrame:
+def _indexed(pairs: DataFrame, plan: DataFrame, exact: bool) -> DataFrame:
     """The pairs with their run's plan, and for an exact run each query's bit in the draw
-    number (its position in query order); the window sorts only those few rows."""
+    number (its position in query order); the window sorts only those few rows, and is left
+    out when no run is exact (`exact`: whether one is)."""
     planned = pairs.join(F.broadcast(plan), on=c.RUN_ID)
+    if not exact:
+        return planned.withColumn(INDEX, F.lit(None).cast(T.IntegerType()))
     position = F.row_number().over(Window.partitionBy(c.RUN_ID).orderBy(c.QUERY_ID)) - 1
     return (
         planned.filter(F.col(EXACT_DRAWS))
@@ -106,16 +110,17 @@ def _indexed(pairs: DataFrame, plan: DataFrame) -> DataFrame:
     )
 
 
-def fixed_rows(pairs: DataFrame, plan: DataFrame, cutoffs: list[Cutoff], scale: int) -> DataFrame:
-    """Per (run, query): its run's plan and the fixed-point difference at every cutoff (f_K)."""
-    return _indexed(pairs, plan).select(
+def fixed_rows(pairs: DataFrame, plan: DataFrame, cutoffs: list[Cutoff], scale: int, exact: bool = True) -> DataFrame:
+    """Per (run, query): its run's plan and the fixed-point difference at every cutoff (f_K);
+    `exact`: whether a run's randomization test is exact (False spares a window)."""
+    return _indexed(pairs, plan, exact).select(
         c.RUN_ID,
         c.QUERY_ID,
         EXACT_DRAWS,
         INDEX,
         PERMS,
         DRAWS,
-        *[fixed_point(F.col(cutoff_column("d", cut)), scale).alias(cutoff_column("f", cut)) for cut in cutoffs],
+        *[fixed_point(cutoff_column("d", cut), scale).alias(cutoff_column("f", cut)) for cut in cutoffs],
     )
 
 
@@ -188,15 +193,18 @@ def resampled_sums(
     lower, upper = (1 - CONFIDENCE) / 2, 1 - (1 - CONFIDENCE) / 2
     joined = draws.join(F.broadcast(observed), on=c.RUN_ID)
     aggregates = []
+    resampled = f"{DRAW} < {resampling.bootstrap} AND {WEIGHTS} > 0"
     for cut in cutoffs:
-        perm, obs = F.col(cutoff_column("perm", cut)), F.col(cutoff_column("obs", cut))
-        mean = F.when(
-            (F.col(DRAW) < resampling.bootstrap) & (F.col(WEIGHTS) > 0),
-            F.col(cutoff_column("boot", cut)).cast(T.DoubleType()) / F.col(WEIGHTS).cast(T.DoubleType()) / F.lit(float(scale)),
-        )
+        perm, obs = sql_name(cutoff_column("perm", cut)), sql_name(cutoff_column("obs", cut))
+        boot = sql_name(cutoff_column("boot", cut))
+        mean = f"CASE WHEN {resampled} THEN CAST({boot} AS DOUBLE) / CAST({WEIGHTS} AS DOUBLE) / {float(scale)!r}D END"
         aggregates += [
-            F.sum(indicator(perm.isNotNull() & (perm <= obs))).cast(T.LongType()).alias(cutoff_column("less", cut)),
-            F.sum(indicator(perm.isNotNull() & (perm >= obs))).cast(T.LongType()).alias(cutoff_column("more", cut)),
-            F.percentile(mean, [lower, upper]).alias(cutoff_column("ci", cut)),
+            F.expr(f"CAST(sum(CASE WHEN {perm} IS NOT NULL AND {perm} <= {obs} THEN 1 ELSE 0 END) AS BIGINT)").alias(
+                cutoff_column("less", cut)
+            ),
+            F.expr(f"CAST(sum(CASE WHEN {perm} IS NOT NULL AND {perm} >= {obs} THEN 1 ELSE 0 END) AS BIGINT)").alias(
+                cutoff_column("more", cut)
+            ),
+            F.expr(f"percentile({mean}, array({lower!r}D, {upper!r}D))").alias(cutoff_column("ci", cut)),
         ]
     return {row[c.RUN_ID]: row.asDict() for row in joined.groupBy(c.RUN_ID).agg(*aggregates).collect()}
