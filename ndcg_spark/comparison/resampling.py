@@ -38,7 +38,7 @@ _MAX_SCALE = 10**12
 POISSON_CDF = tuple(sum(math.exp(-1.0) / math.factorial(i) for i in range(j + 1)) for j in range(18))
 UNIFORM_BITS = 53
 # draw_arrays: (run, query) rows per task, and at most this many tasks.
-ROWS_PER_TASK, MAX_TASKS = 5_000, 200
+ROWS_PER_TASK, MAX_TASKS = 20_000, 200
 # The first argument of each test's hash: the two tests draw independently.
 RANDOMIZATION_TAG, BOOTSTRAP_TAG = "randomization", "bootstrap"
 
