@@ -9,7 +9,7 @@ from ndcg_spark.formats import NULL_VALUE, format_number, format_p, format_signe
 PASSED, FAILED = "passed", "FAILED"
 
 
-def _reference(row: GateRow) -> str:
+def reference_in_words(row: GateRow) -> str:
     """What a row was gated against, in words: a baseline run, or the report of an earlier date."""
     return f"the baseline {row.reference}" if row.reference_kind == REFERENCE_BASELINE else f"the report of {row.reference}"
 
@@ -26,7 +26,7 @@ def outcome(row: GateRow) -> str:
 def _line(row: GateRow, width: int) -> str:
     relative = "" if row.relative_difference is None else f", {row.relative_difference * 100:+.2f}%"
     return (
-        f"  {outcome(row):<{width}} {row.run_id} {row.label} against {_reference(row)}:"
+        f"  {outcome(row):<{width}} {row.run_id} {row.label} against {reference_in_words(row)}:"
         f" {format_number(row.mean_reference)} -> {format_number(row.mean_run)}"
         f" ({format_signed(row.difference)}{relative}),"
         f" 95% CI [{format_signed(row.ci_low)}, {format_signed(row.ci_high)}],"
@@ -54,7 +54,7 @@ def format_verdict(verdict: Verdict) -> str:
     condition = f"a fall of more than {rule.threshold} with a Holm-corrected randomization p below {rule.alpha:g}"
     if not verdict.rows:
         return f"gate: {PASSED}: {verdict.note or 'nothing to gate'}"
-    references = " and ".join(dict.fromkeys(_reference(row) for row in verdict.rows))
+    references = " and ".join(dict.fromkeys(reference_in_words(row) for row in verdict.rows))
     failed = verdict.failed
     head = (
         f"gate: {FAILED} against {references}: {len(failed)} of {len(verdict.rows)} gated failed ({condition})"

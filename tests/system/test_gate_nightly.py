@@ -100,7 +100,7 @@ def test_a_large_significant_drop_fails_with_exit_4_and_is_published(nights) -> 
     named = [line.split(":")[0].strip() for line in lines[3:13]]  # after the header of the list
     assert len(named) == 10 and set(named) <= set(PLANTED), lines[:14]  # the queries that fell are planted ones
     assert done.stdout.index("gate: FAILED") < done.stdout.index("run ")  # the verdict before the tables
-    assert "ndcg-spark: quality dropped (the report is published): new ndcg@3 against 2026-12-01" in done.stderr
+    assert "ndcg-spark: quality dropped (the report is published): new ndcg@3 against the report of 2026-12-01" in done.stderr
     output = nights["output"]
     gate = pq.read_table(output / "gate" / f"eval_date={SECOND}").to_pylist()
     assert [(row["run_id"], row["passed"], row["reference"]) for row in gate] == [("base", True, FIRST), ("new", False, FIRST)]
