@@ -28,7 +28,7 @@ from ndcg_spark.options import (
     DEFAULT_BOOTSTRAP,
     DEFAULT_PERMUTATIONS,
     DEFAULT_SEED,
-    RESAMPLING_ARRAYS,
+    RESAMPLING_AUTO,
     Options,
     ResamplingEngine,
     declared,
@@ -109,12 +109,13 @@ def compare(
     permutations: int = DEFAULT_PERMUTATIONS,
     bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int = DEFAULT_SEED,
-    resampling: ResamplingEngine = RESAMPLING_ARRAYS,
+    resampling: ResamplingEngine = RESAMPLING_AUTO,
 ) -> DataFrame:
     """Every run of a per-query report against `baseline`, at every measure and cutoff: both means, wins,
     ties and losses, a paired t-test, a randomization test, a bootstrap interval and Holm's
     correction across runs. `per_query` has the job's per_query columns (a Report's, or a
-    published per_query read back); the result has the job's comparison schema."""
+    published per_query read back); the result has the job's comparison schema. `resampling`
+    says how the draws are computed (auto, arrays or rows; the same numbers either way)."""
     chosen = Options.of({"permutations": permutations, "bootstrap": bootstrap, "seed": seed, "resampling": resampling})
     plan = Resampling.of(chosen)
     valued = c.VALUE if c.VALUE in per_query.columns else c.NDCG
@@ -143,7 +144,7 @@ def gate(
     permutations: int = DEFAULT_PERMUTATIONS,
     bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int = DEFAULT_SEED,
-    resampling: ResamplingEngine = RESAMPLING_ARRAYS,
+    resampling: ResamplingEngine = RESAMPLING_AUTO,
 ) -> Verdict:
     """The regression gate's verdict on `report`, as the job's --fail-on-drop gives it: against
     `reference`, the name of a baseline run in the report, or an earlier Report (e.g.

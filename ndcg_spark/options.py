@@ -47,7 +47,8 @@ ON_DUPLICATE_JUDGMENT_KEEP_MAX: DuplicateJudgments = "keep_max"
 DUPLICATE_RESULT_POLICIES: tuple[DuplicateResults, ...] = get_args(DuplicateResults)
 DUPLICATE_JUDGMENT_POLICIES: tuple[DuplicateJudgments, ...] = get_args(DuplicateJudgments)
 
-ResamplingEngine = Literal["arrays", "rows"]
+ResamplingEngine = Literal["auto", "arrays", "rows"]
+RESAMPLING_AUTO: ResamplingEngine = "auto"
 RESAMPLING_ARRAYS: ResamplingEngine = "arrays"
 RESAMPLING_ROWS: ResamplingEngine = "rows"
 RESAMPLING_ENGINES: tuple[ResamplingEngine, ...] = get_args(ResamplingEngine)
@@ -219,10 +220,10 @@ class Options:
         parse=lambda value: count("seed", value, 0, MAX_SEED),
     )
     resampling: ResamplingEngine = option(
-        RESAMPLING_ARRAYS,
+        RESAMPLING_AUTO,
         "how the resampling tests' draws are computed, with the same numbers either way: arrays (numpy in Python"
-        " workers; the executors need numpy and pyarrow) or rows (Spark SQL alone, a row per query and draw;"
-        " several times slower)",
+        " workers; the executors need numpy and pyarrow), rows (Spark SQL alone, a row per query and draw; several"
+        " times slower on many queries, faster on a few thousand), or auto: rows below 10^7 of them, else arrays",
         COMPARISON,
         choices=RESAMPLING_ENGINES,
     )

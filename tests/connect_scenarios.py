@@ -138,6 +138,8 @@ def comparison(spark: SparkSession, scratch: Path) -> Result:
     return {
         **_report(report),
         "compare": _rows(compare(report.per_query, "r1", permutations=50, bootstrap=50)),
+        # The draws as arrays (Python workers, Arrow batches) on either kind of session.
+        "compare_arrays": _rows(compare(report.per_query, "r1", permutations=50, bootstrap=50, resampling="arrays")),
         "printed": str(report),
         "markdown": report.table(),
         "latex": report.table("latex", title="connect"),

@@ -26,7 +26,7 @@ from ndcg_spark.comparison.resampling import (
 from ndcg_spark.comparison.rows import ComparisonRow, Cutoff, Resampling
 from ndcg_spark.comparison.stats import holm, paired_t
 from ndcg_spark.errors import ConfigError
-from ndcg_spark.options import RESAMPLING_ARRAYS, RESAMPLING_ROWS, spelling
+from ndcg_spark.options import RESAMPLING_ROWS, spelling
 from ndcg_spark.remedies import Remedy
 from ndcg_spark.scoring.summary import FRACTION_BITS, mean_of_some, mean_of_total
 
@@ -79,12 +79,14 @@ def compare_pairs(
     """The comparison rows of paired values (pairing.py's columns b_, r_, d_ per cutoff), one
     per run and cutoff, runs in the given order; `baseline` names what each run was paired
     with. The caller caches `pairs`: every test reads them."""
-    if resampling.engine == RESAMPLING_ARRAYS:
-        start_python_workers(spark)
     stats = pair_stats(pairs, cutoffs)
     resampled: dict[str, dict[str, Any]] = {}
     plans: dict[str, Any] = {}
     if stats:
+        pair_rows = sum(row[N_PAIRS] for row in stats.values())
+        arrays = resampling.arrays(pair_rows)
+        if arrays:
+            start_python_workers(spark)
         scale = fixed_scale(max(row[N_PAIRS] for row in stats.values()))
         plan = resampling_plan(spark, stats, resampling)
         plans = {row[c.RUN_ID]: row for row in plan.collect()}
@@ -92,8 +94,8 @@ def compare_pairs(
             *[F.sum(fixed_point(cutoff_column("d", cut), scale)).alias(cutoff_column("obs", cut)) for cut in cutoffs]
         )
         fixed = fixed_rows(pairs, plan, cutoffs, scale, exact=any(row[EXACT_DRAWS] for row in plans.values()))
-        if resampling.engine == RESAMPLING_ARRAYS:
-            draws = draw_arrays(fixed, cutoffs, resampling, sum(row[N_PAIRS] for row in stats.values()))
+        if arrays:
+            draws = draw_arrays(fixed, cutoffs, resampling, pair_rows)
         else:
             draws = draw_rows(fixed, cutoffs, resampling)
         try:

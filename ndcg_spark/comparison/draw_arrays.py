@@ -120,8 +120,8 @@ def _started(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
 
 def warm_up(spark: SparkSession, workers: int = 2) -> Thread:
     """Start the executors' Python workers while the driver is busy with the comparison's other
-    jobs: the first Arrow task of a session waits some 2.5 s for its worker and Spark's Arrow
-    classes, half the cost of the draws at 20k queries. A failure is left to the draws to report."""
+    jobs (the observed sums, the plan): the first Arrow task of a session waits some 2.5 s for its
+    worker and Spark's Arrow classes. A failure is left to the draws to report."""
 
     def start() -> None:
         with suppress(Exception):

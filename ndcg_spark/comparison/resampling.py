@@ -152,7 +152,7 @@ def draw_rows(fixed: DataFrame, cutoffs: list[Cutoff], resampling: Resampling) -
 
 
 def start_python_workers(spark: SparkSession) -> None:
-    """draw_arrays.warm_up, in a thread: the Python workers start while the driver pairs."""
+    """draw_arrays.warm_up, in a thread: the Python workers start while the driver plans the draws."""
     from ndcg_spark.comparison.draw_arrays import warm_up
 
     warm_up(spark)

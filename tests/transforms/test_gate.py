@@ -3,6 +3,8 @@ too few queries to be significant passes, and the verdict names the queries that
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from pyspark.sql import SparkSession
 
@@ -16,6 +18,8 @@ from tests.conftest import rows_frame
 
 QUERIES = [f"q{i:02d}" for i in range(30)]
 GRADES = (2, 1, 0)  # d0, d1, d2; ranked in this order the query's NDCG is 1, reversed 0.62
+# NDCG@3 of a reversed query: (0 + 1/log2(3) + 2/log2(4)) / (2/log2(2) + 1/log2(3) + 0)
+REVERSED = (1 / math.log2(3) + 1) / (2 + 1 / math.log2(3))
 
 
 def _report(spark: SparkSession, reversed_queries: dict[str, set[str]]) -> Report:
@@ -52,10 +56,12 @@ def test_a_large_drop_on_many_queries_fails_and_names_them(spark: SparkSession, 
     failed = rows["a"]
     assert (failed.passed, failed.dropped, failed.significant, failed.num_queries) == (False, True, True, 30)
     assert failed.reference_kind == "date" and failed.reference == "earlier report"  # evaluate() gives no date
-    assert failed.mean_reference == pytest.approx(1.0) and failed.mean_run < 0.85
+    assert failed.mean_reference == pytest.approx(1.0, abs=1e-15)
+    assert failed.mean_run == pytest.approx((15 * 1.0 + 15 * REVERSED) / 30, abs=1e-15)  # 0.80995
+    assert failed.difference == pytest.approx((REVERSED - 1) / 2, abs=1e-15)
     assert failed.p_value_randomization_holm < 0.05 and failed.ci_high < 0
     assert {query for query, _, _ in failed.fell_most} <= planted and len(failed.fell_most) == 10
-    assert all(before == pytest.approx(1.0) and after < 0.7 for _, before, after in failed.fell_most)
+    assert all(before == pytest.approx(1.0) and after == pytest.approx(REVERSED) for _, before, after in failed.fell_most)
     assert rows["b"].passed and not rows["b"].dropped and rows["b"].fell_most == []
     assert failed.judgments_changed is None  # neither report was published: unknown
 
@@ -87,6 +93,12 @@ def test_against_the_baseline_run_of_the_same_report(spark: SparkSession) -> Non
         ("baseline", "base", "worse", False),
     ]
     assert verdict.rows[1].judgments_changed is False  # the same evaluation: the same judgments
+    # Holm by hand over the two gated rows: "same" never differs (p = 1); every one of the 1000
+    # draws of "worse" is less extreme than its 20 falls, so p = 2 (0 + 1) / (1000 + 1); the
+    # smaller p is doubled, the larger kept at least that.
+    same, worse = verdict.rows
+    assert same.p_value_randomization == 1.0 and worse.p_value_randomization == 2 / 1001
+    assert worse.p_value_randomization_holm == 2 * (2 / 1001) and same.p_value_randomization_holm == 1.0
     assert {query for query, _, _ in verdict.rows[1].fell_most} <= set(QUERIES[:20])
     frame = verdict.frame(spark)
     assert frame.schema == GATE_SCHEMA

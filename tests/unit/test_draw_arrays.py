@@ -9,6 +9,7 @@ from pyspark.errors import PythonException
 from ndcg_spark.comparison.compare import _missing_module
 from ndcg_spark.comparison.draw_arrays import _poisson, exact_products
 from ndcg_spark.comparison.resampling import POISSON_CDF, UNIFORM_BITS
+from ndcg_spark.comparison.rows import ARRAYS_FROM_ROWS, Resampling
 from ndcg_spark.errors import EXIT_USAGE
 from ndcg_spark.remedies import VOICE_JOB, VOICE_PYTHON
 
@@ -45,3 +46,9 @@ def test_a_module_the_executors_lack_is_a_setup_error_with_its_remedy() -> None:
     assert error.said(VOICE_JOB).endswith(remedy)
     assert 'pass resampling="rows"' in error.said(VOICE_PYTHON)
     assert _missing_module(PythonException("ZeroDivisionError: division by zero")) is None
+
+
+def test_auto_takes_arrays_from_ten_million_rows_of_draws() -> None:
+    auto = Resampling(1000, 500, 42)
+    assert not auto.arrays(ARRAYS_FROM_ROWS // 1000 - 1) and auto.arrays(ARRAYS_FROM_ROWS // 1000)
+    assert Resampling(1000, 500, 42, "arrays").arrays(1) and not Resampling(1000, 500, 42, "rows").arrays(10**9)

@@ -5,12 +5,9 @@ from __future__ import annotations
 import json
 import re
 
-import pytest
-
-pytest.importorskip("plotly")
-
-from ndcg_spark.report.data import HISTOGRAM_BINS, ReportData  # noqa: E402
-from ndcg_spark.report.html import render  # noqa: E402
+# plotly is a dependency of the package: without it this file fails to import, not skips.
+from ndcg_spark.report.data import HISTOGRAM_BINS, ReportData
+from ndcg_spark.report.html import render
 
 
 def _row(run: str, k: int, ndcg: float) -> dict:
