@@ -30,8 +30,8 @@ from ndcg_spark.options import RESAMPLING_ROWS, spelling
 from ndcg_spark.remedies import Remedy
 from ndcg_spark.scoring.summary import FRACTION_BITS, mean_of_some, mean_of_total
 
-_UNIT = 2**FRACTION_BITS
-_MISSING_MODULE = re.compile(r"ModuleNotFoundError: No module named '([^']+)'")  # an exact_sum counts in units of 1 / _UNIT
+_UNIT = 2**FRACTION_BITS  # an exact sum counts in units of 1 / _UNIT
+_MISSING_MODULE = re.compile(r"ModuleNotFoundError: No module named '([^']+)'")
 
 
 def _mean(total: int, n: int) -> float | None:

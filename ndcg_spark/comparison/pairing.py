@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyspark.sql import DataFrame, Window
+from pyspark.sql import DataFrame, Row, Window
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
 from ndcg_spark.comparison.rows import Cutoff
 from ndcg_spark.frames import sql_name, sql_string
-from ndcg_spark.scoring.summary import part_sums, total_of
+from ndcg_spark.scoring.summary import part_sums, part_sums_names, total_of
 
 # Columns of the paired and resampled frames.
 DRAW = "_draw"
@@ -128,5 +128,12 @@ def pair_stats(pairs: DataFrame, cutoffs: list[Cutoff]) -> dict[str, dict[str, A
             aggregates.append(F.expr(f"CAST(sum(CASE WHEN {test} THEN 1 ELSE 0 END) AS BIGINT)").alias(cutoff_column(name, cut)))
     stats = {}
     for row in pairs.groupBy(c.RUN_ID).agg(*aggregates).collect():
-        stats[row[c.RUN_ID]] = {**row.asDict(), **{name: total_of(row, name) for name in summed}}
+        stats[row[c.RUN_ID]] = {**row.asDict(), **{name: _total(row, name) for name in summed}}
     return stats
+
+
+def _total(row: Row, name: str) -> int | None:
+    """The exact sum from its parts; None when no value was summed (every part NULL), as the
+    DECIMAL sum of the parts gave it."""
+    parts = [row[part] for part in part_sums_names(name)]
+    return None if all(part is None for part in parts) else total_of(row, name)

@@ -6,6 +6,9 @@ query) holds the differences at every cutoff; each of the P draws of the randomi
 each of the B bootstrap resamples is generated from a hash of (seed, draw, query_id), so every
 number is reproducible whatever the partitioning. Sums of differences in the resampling are
 integers (fixed point, SCALE), so that a draw that ties the observed difference ties it exactly.
+Two engines give the draws' sums, with the same numbers: draw_rows, a row per (run, query, draw)
+in Spark SQL, and draw_arrays, each partition's arrays in numpy (draw_arrays.py); the
+Resampling's engine chooses.
 
 - Randomization: flipping the sign of a query's difference is swapping its two values. With
   2^n <= P possible flips they are all enumerated (an exact test, as scipy does); otherwise P
@@ -161,9 +164,9 @@ def start_python_workers(spark: SparkSession) -> None:
 def draw_arrays(fixed: DataFrame, cutoffs: list[Cutoff], resampling: Resampling, pairs: int) -> DataFrame:
     """draw_rows' frame from each partition's arrays (draw_arrays.py), with no row per draw:
     Python workers on the executors, with numpy and pyarrow (imported here, when asked for: a run
-    without a comparison does not load them). The rows are spread by query (a
-    query's runs share its hashes) over a partition per ROWS_PER_TASK pairs: the (run, query)
-    rows are few and small, and left to adaptive execution they would make one task, one core."""
+    without a comparison does not load them). The rows are spread by query (a query's runs share
+    its hashes) over a partition per ROWS_PER_TASK pairs: the (run, query) rows are few and
+    small, and left to adaptive execution they would make one task, one core."""
     from ndcg_spark.comparison.draw_arrays import DrawPartials
 
     perm = tuple(cutoff_column("perm", cut) for cut in cutoffs)

@@ -89,6 +89,11 @@ def part_sums(name: str, value: str | None = None, *, counted: bool = True) -> l
     return [F.count(F.col(name)).alias(count), *parts] if counted else parts
 
 
+def part_sums_names(name: str) -> list[str]:
+    """The columns of part_sums(name, counted=False): its parts' sums, highest first."""
+    return _part_names(name)[1:]
+
+
 def total_of(row: Row | Mapping[str, Any], name: str) -> int:
     """The exact sum of column `name`, in units of 2^-FRACTION_BITS, from its part_sums in `row`."""
     _, *sums = _part_names(name)
