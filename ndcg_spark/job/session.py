@@ -50,7 +50,12 @@ def progress_bar(text_log: bool, stderr: TextIO) -> bool:
 
 API_MODE = "spark.api.mode"
 # How spark-submit hands a Python driver its settings under spark.api.mode=connect: JSON objects
-# in PYSPARK_REMOTE_INIT_CONF_0.._{LEN-1}, instead of the JVM's properties.
+# in PYSPARK_REMOTE_INIT_CONF_0.._{LEN-1}, instead of the JVM's properties (Spark's PythonRunner).
+# No public signal exists before a session is built: SPARK_REMOTE is set only with spark.remote,
+# pyspark's is_remote() turns true once a Connect session runs, and pyspark's own Connect builder
+# reads these variables. Should a later Spark hand them over otherwise, build_session's check of
+# the built session's class still refuses, after the JVM starts instead of before
+# (tests/unit/test_session.py checks both).
 _INIT_CONF = "PYSPARK_REMOTE_INIT_CONF"
 
 

@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from ndcg_spark.errors import ConfigError
+from ndcg_spark.job import run
 from ndcg_spark.job.config import JobConfig
 from ndcg_spark.job.session import asks_for_connect
 from ndcg_spark.sessions import is_connect
@@ -57,3 +59,22 @@ ConnectLike.__module__ = "pyspark.sql.connect.session"
 def test_a_session_is_told_by_its_class() -> None:
     assert is_connect(ConnectLike())  # type: ignore[arg-type]
     assert not is_connect(object())  # type: ignore[arg-type]
+
+
+def test_a_connect_session_missed_before_it_starts_is_refused_once_built(clean: pytest.MonkeyPatch) -> None:
+    """The fallback of asks_for_connect: spark-submit's variables not seen (say, a later Spark
+    passes them otherwise), the session built is Connect's, and the job refuses it all the same."""
+
+    class Builder:
+        def appName(self, name: str) -> Builder:  # noqa: N802 - pyspark's spelling
+            return self
+
+        def config(self, key: str, value: str) -> Builder:
+            return self
+
+        def getOrCreate(self) -> ConnectLike:  # noqa: N802
+            return ConnectLike()
+
+    clean.setattr(run.SparkSession, "builder", Builder())
+    with pytest.raises(ConfigError, match="the job runs on a classic Spark session, not on Spark Connect"):
+        run.build_session(_config(), interactive=False)
