@@ -52,13 +52,15 @@ fi
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
-# Reinstall only when the declared dependencies change, or more extras are asked for (the test
-# extras hold the demo's).
+# Reinstall only when the declared dependencies or this script change, or more extras are asked
+# for (the test extras hold the demo's).
 stamp=".venv/.ndcg-spark-installed"
-want="$(sha256sum pyproject.toml | cut -d' ' -f1)"
+want="$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -d' ' -f1)"
 installed="$(cat "$stamp" 2>/dev/null || true)"
 if [ "$installed" != "$want test" ] && [ "$installed" != "$want $extras" ]; then
-  .venv/bin/python -m pip install --quiet --upgrade pip
+  # pip, and setuptools for scripts/package.sh's build without isolation (no fetch at build time;
+  # from 70.1 it builds wheels without the wheel package).
+  .venv/bin/python -m pip install --quiet --upgrade pip "setuptools>=70.1"
   # Spark first (pyproject.toml's own requirement), so the archive can start while the rest installs.
   spark="$(.venv/bin/python -c 'import tomllib; print(next(r for r in tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"] if r.startswith("pyspark")))' 2>/dev/null || true)"
   if [ -n "$spark" ]; then

@@ -13,6 +13,7 @@ import pytest
 from ndcg_spark.errors import EXIT_OK
 from ndcg_spark.job.cli import main
 from scripts.make_sample import generate, query_metadata
+from tests.conftest import HANG_SECONDS
 
 CHARTS = ("ndcg-by-k", "distribution", "differences", "trend")
 RUNS = ("bm25", "dense", "hybrid")
@@ -94,7 +95,8 @@ def test_charts_are_drawn_in_chromium(report: Path, browser) -> None:
 
     browser.get(report.as_uri())
     drawn = "return Array.from(document.querySelectorAll('.js-plotly-plot')).filter(e => e.querySelector('.main-svg')).length"
-    WebDriverWait(browser, 30).until(lambda driver: driver.execute_script(drawn) == len(CHARTS))
+    # Decided by the charts being drawn, not by a clock: the bound is the suite's hang limit only.
+    WebDriverWait(browser, HANG_SECONDS, poll_frequency=0.1).until(lambda driver: driver.execute_script(drawn) == len(CHARTS))
     for chart in CHARTS:
         traces = browser.execute_script(f"return document.getElementById('{chart}').querySelectorAll('g.trace').length")
         names = browser.execute_script(f"return document.getElementById('{chart}').data.map(t => t.name)")

@@ -28,9 +28,19 @@ exec(open(sys.argv.pop(1)).read())
 
 @pytest.mark.slow
 def test_package_then_spark_submit_with_py_files(tmp_path: Path) -> None:
-    built = subprocess.run(["bash", str(ROOT / "scripts" / "package.sh")], capture_output=True, text=True, timeout=HANG_SECONDS)
+    before = sorted(path.name for path in ROOT.iterdir())
+    dist = tmp_path / "dist"
+    # Offline: pip may not reach an index (a build with isolation would fetch setuptools).
+    offline = {**job_env(), "PIP_NO_INDEX": "1"}
+    built = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "package.sh"), str(dist)],
+        capture_output=True,
+        text=True,
+        timeout=HANG_SECONDS,
+        env=offline,
+    )
     assert built.returncode == 0, built.stderr[-2000:]
-    dist = ROOT / "dist"
+    assert sorted(path.name for path in ROOT.iterdir()) == before  # no dist/, build/ or *.egg-info in the checkout
     wheels = list(dist.glob("ndcg_spark-*-py3-none-any.whl"))
     assert len(wheels) == 1
     with zipfile.ZipFile(wheels[0]) as wheel:
