@@ -34,6 +34,12 @@ def sql_string(text: str) -> str:
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
+def count_where(condition: str) -> Column:
+    """How many rows of a group meet the condition (SQL text), as a long: indicator's sum, as
+    the one SQL expression a wide aggregation is built from (see above)."""
+    return F.expr(f"CAST(sum(CASE WHEN {condition} THEN 1 ELSE 0 END) AS BIGINT)")
+
+
 def indicator(condition: Column) -> Column:
     """1 where the condition holds, else 0: summed, it counts the rows that meet it."""
     return F.when(condition, F.lit(1)).otherwise(F.lit(0))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from threading import Thread
 from typing import Any
 
@@ -143,19 +143,18 @@ class DrawPartials:
     values: tuple[str, ...]  # the fixed-point value columns, one per cutoff
     perm_names: tuple[str, ...]
     boot_names: tuple[str, ...]
-    sums: dict[str, _RunSums] = field(default_factory=dict)
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        self.sums = {}
+        sums: dict[str, _RunSums] = {}  # the partition's, per run
         flips = xxhash.draw_seeds(RANDOMIZATION_TAG, self.seed, self.permutations)
         counts = xxhash.draw_seeds(BOOTSTRAP_TAG, self.seed, self.bootstrap)
         for batch in batches:
             if batch.num_rows:
-                self._add(batch, flips, counts)
-        if self.sums:
-            yield self._output()
+                self._add(sums, batch, flips, counts)
+        if sums:
+            yield self._output(sums)
 
-    def _add(self, batch: pa.RecordBatch, flips: Array, counts: Array) -> None:
+    def _add(self, partition: dict[str, _RunSums], batch: pa.RecordBatch, flips: Array, counts: Array) -> None:
         runs = batch.column(c.RUN_ID).to_numpy(zero_copy_only=False)
         exact = batch.column(EXACT_DRAWS).to_numpy(zero_copy_only=False).astype(bool)
         index = batch.column(INDEX).fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
@@ -179,11 +178,11 @@ class DrawPartials:
             for run in np.unique(runs[rows]):
                 mine = rows[runs[rows] == run]
                 local = keys[mine] - start
-                sums = self.sums.get(run)
+                sums = partition.get(run)
                 if sums is None:
                     first = mine[0]
                     sums = _RunSums.empty(int(perms[first]), int(draws[first]), bool(exact[first]), self.bootstrap, len(columns))
-                    self.sums[run] = sums
+                    partition[run] = sums
                 part = values[mine]
                 if sums.exact:
                     draw = np.arange(sums.perms, dtype=np.int64).reshape(1, -1)
@@ -196,12 +195,12 @@ class DrawPartials:
                 sums.weights += np.rint(weights[local].sum(axis=0)).astype(np.int64)
                 sums.seen |= valid[mine].any(axis=0)
 
-    def _output(self) -> pa.RecordBatch:
+    def _output(self, partition: dict[str, _RunSums]) -> pa.RecordBatch:
         names, draws = [], []
         weights: list[tuple[Array, Array]] = []
         perm: list[list[tuple[Array, Array]]] = [[] for _ in self.values]
         boot: list[list[tuple[Array, Array]]] = [[] for _ in self.values]
-        for run, sums in self.sums.items():
+        for run, sums in partition.items():
             names.append(np.full(sums.draws, run, dtype=object))
             draws.append(np.arange(sums.draws, dtype=np.int64))
             weights.append(_padded(sums.weights, sums.draws, True))

@@ -11,7 +11,7 @@ from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
 from ndcg_spark.comparison.rows import Cutoff
-from ndcg_spark.frames import sql_name, sql_string
+from ndcg_spark.frames import count_where, sql_name, sql_string
 from ndcg_spark.scoring.summary import part_sums, part_sums_names, total_of
 
 # Columns of the paired and resampled frames.
@@ -125,7 +125,7 @@ def pair_stats(pairs: DataFrame, cutoffs: list[Cutoff]) -> dict[str, dict[str, A
             summed.append(name)
             aggregates += part_sums(name, value, counted=False)
         for name, test in (("w", f"{d} > 0"), ("t", f"{d} = 0"), ("l", f"{d} < 0")):
-            aggregates.append(F.expr(f"CAST(sum(CASE WHEN {test} THEN 1 ELSE 0 END) AS BIGINT)").alias(cutoff_column(name, cut)))
+            aggregates.append(count_where(test).alias(cutoff_column(name, cut)))
     stats = {}
     for row in pairs.groupBy(c.RUN_ID).agg(*aggregates).collect():
         stats[row[c.RUN_ID]] = {**row.asDict(), **{name: _total(row, name) for name in summed}}

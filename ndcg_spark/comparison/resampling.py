@@ -31,7 +31,7 @@ from pyspark.sql import types as T
 from ndcg_spark import columns as c
 from ndcg_spark.comparison.pairing import DRAW, DRAWS, EXACT_DRAWS, INDEX, N_PAIRS, PERMS, SIGN, WEIGHT, WEIGHTS, cutoff_column
 from ndcg_spark.comparison.rows import Cutoff, Resampling
-from ndcg_spark.frames import local_frame, sql_name
+from ndcg_spark.frames import count_where, local_frame, sql_name
 
 CONFIDENCE = 0.95
 MAX_EXACT_QUERIES = 20  # 2^20 sign patterns: beyond that, exact enumeration is never asked for
@@ -202,12 +202,8 @@ def resampled_sums(
         boot = sql_name(cutoff_column("boot", cut))
         mean = f"CASE WHEN {resampled} THEN CAST({boot} AS DOUBLE) / CAST({WEIGHTS} AS DOUBLE) / {float(scale)!r}D END"
         aggregates += [
-            F.expr(f"CAST(sum(CASE WHEN {perm} IS NOT NULL AND {perm} <= {obs} THEN 1 ELSE 0 END) AS BIGINT)").alias(
-                cutoff_column("less", cut)
-            ),
-            F.expr(f"CAST(sum(CASE WHEN {perm} IS NOT NULL AND {perm} >= {obs} THEN 1 ELSE 0 END) AS BIGINT)").alias(
-                cutoff_column("more", cut)
-            ),
+            count_where(f"{perm} IS NOT NULL AND {perm} <= {obs}").alias(cutoff_column("less", cut)),
+            count_where(f"{perm} IS NOT NULL AND {perm} >= {obs}").alias(cutoff_column("more", cut)),
             F.expr(f"percentile({mean}, array({lower!r}D, {upper!r}D))").alias(cutoff_column("ci", cut)),
         ]
     return {row[c.RUN_ID]: row.asDict() for row in joined.groupBy(c.RUN_ID).agg(*aggregates).collect()}
