@@ -13,7 +13,7 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 
 from ndcg_spark import columns as c
-from ndcg_spark.checks.inputs import JUDGMENTS, RESULTS, Source, canonical_inputs, require_columns
+from ndcg_spark.checks.inputs import GIVEN, JUDGMENTS, RESULTS, Source, canonical_inputs, require_columns
 from ndcg_spark.comparison.compare import compare as compare_rows
 from ndcg_spark.comparison.gate import DEFAULT_ALPHA, GateRule, Verdict, gated_cutoffs, parse_alpha, parse_threshold
 from ndcg_spark.comparison.pairing import with_value
@@ -39,9 +39,6 @@ from ndcg_spark.scoring.slices import QUERY_METADATA, slice_source
 from ndcg_spark.sessions import ExecutorStore
 from ndcg_spark.spark_conf import PLAN_CONF, session_settings
 
-# What a DataFrame stands for in messages, where the job would name a path.
-_GIVEN = "DataFrame"
-
 
 def evaluate(
     judgments: DataFrame,
@@ -66,18 +63,18 @@ def evaluate(
         raise ConfigError("query_metadata is given but no slice columns: pass slices=[...]")
     spark = judgments.sparkSession
     if isinstance(results, DataFrame):
-        sources = [Source(results, _GIVEN)]
+        sources = [Source(results, GIVEN)]
     elif isinstance(results, Mapping) and all(isinstance(frame, DataFrame) for frame in results.values()):
-        sources = [Source(frame, _GIVEN, str(name)) for name, frame in results.items()]
+        sources = [Source(frame, GIVEN, str(name)) for name, frame in results.items()]
     else:
         raise ConfigError("results must be a DataFrame or a mapping of run names to DataFrames")
-    judged, retrieved = canonical_inputs(Source(judgments, _GIVEN), sources, chosen, located=False)
+    judged, retrieved = canonical_inputs(Source(judgments, GIVEN), sources, chosen, located=False)
     slice_input = None
     if chosen.slices:
         if query_metadata is None and len(sources) > 1:
             raise ConfigError("slices of several results frames need query_metadata")
         label, frame = (QUERY_METADATA, query_metadata) if query_metadata is not None else (RESULTS, sources[0].frame)
-        slice_input = slice_source(label, _GIVEN, frame, chosen.columns.query_id, chosen.slices)
+        slice_input = slice_source(label, GIVEN, frame, chosen.columns.query_id, chosen.slices)
     store = ExecutorStore()
     try:
         with session_settings(spark, PLAN_CONF):
@@ -119,7 +116,7 @@ def compare(
     chosen = Options.of({"permutations": permutations, "bootstrap": bootstrap, "seed": seed, "resampling": resampling})
     plan = Resampling.of(chosen)
     valued = c.VALUE if c.VALUE in per_query.columns else c.NDCG
-    require_columns(per_query, "per_query", _GIVEN, [c.RUN_ID, c.QUERY_ID, c.MEASURE, c.K, valued])
+    require_columns(per_query, "per_query", GIVEN, [c.RUN_ID, c.QUERY_ID, c.MEASURE, c.K, valued])
     per_query = with_value(per_query)
     # A few run ids, put in order on the driver as the job's summary is (no sampling job);
     # NULL first, as Spark's ascending order puts it.

@@ -9,7 +9,7 @@ parameters."""
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 from pyspark import keyword_only
 from pyspark.ml.evaluation import Evaluator
@@ -22,8 +22,9 @@ from ndcg_spark import columns as c
 from ndcg_spark.api import evaluate
 from ndcg_spark.checks.inputs import ARE_NAN
 from ndcg_spark.errors import ConfigError, InputError
+from ndcg_spark.labelled import labelled_mean
 from ndcg_spark.measures import NDCG_MEASURES, Measure, declaration_of, parse_measures, takes_cutoff
-from ndcg_spark.options import GAIN_LINEAR, Gain
+from ndcg_spark.options import GAIN_LINEAR, Gain, Options
 
 DEFAULT_K = 10
 NDCG_AT_K = "ndcgAtK"
@@ -210,22 +211,32 @@ class NdcgEvaluator(Evaluator, HasLabelCol, HasPredictionCol, DefaultParamsReada
         return InputError(message, column=error.column, problem=error.problem, bad=error.bad, rows=error.rows)
 
     def _evaluate(self, dataset: DataFrame) -> float:
+        """NDCG takes the labelled frame's own path (labelled.labelled_mean: one shuffle, each
+        query's rows as one list, the mean alone); the other measures evaluate the frame as
+        judgments and results, as the job does."""
         measure = measure_of(self.getMetricName(), self.getK())
         self._check_columns(dataset)
         query, doc, label, prediction = self._columns().values()
+        options: dict[str, Any] = {
+            "ks": (self.getK() if measure.k is None else measure.k,),
+            "gain": self.getGain(),  # checked by Options, as the job's --gain
+            "uncut": measure.name == c.MEASURE_UNCUT,
+            "measures": [] if measure.name in NDCG_MEASURES else [measure],
+            "relevance_level": self.getRelevanceLevel(),
+            "columns": {"query_id": query, "doc_id": doc, "relevance": label, "score": prediction},
+        }
         try:
-            report = evaluate(
-                dataset.select(query, doc, label),
-                dataset.select(query, doc, prediction),
-                ks=(self.getK() if measure.k is None else measure.k,),
-                gain=cast(Gain, self.getGain()),  # checked by evaluate, as the job's --gain
-                uncut=measure.name == c.MEASURE_UNCUT,
-                measures=[] if measure.name in NDCG_MEASURES else [measure],
-                relevance_level=self.getRelevanceLevel(),
-                columns={"query_id": query, "doc_id": doc, "relevance": label, "score": prediction},
-            )
+            if measure.name in NDCG_MEASURES:
+                value = labelled_mean(dataset, Options.of(options), measure)
+            else:
+                value = self._mean_of_report(dataset, options, measure)
         except InputError as error:
             raise self._restated(error) from None
+        return 0.0 if value is None else float(value)
+
+    def _mean_of_report(self, dataset: DataFrame, options: dict[str, Any], measure: Measure) -> float | None:
+        query, doc, label, prediction = self._columns().values()
+        report = evaluate(dataset.select(query, doc, label), dataset.select(query, doc, prediction), **options)
         rows: list[Any] = [row for row in report.evaluation.summary if (row[c.MEASURE], row[c.K]) == (measure.name, measure.k)]
         report.unpersist()  # only the mean is wanted: free the stored rows now (Spark Connect)
-        return float(rows[0][c.VALUE]) if rows and rows[0][c.VALUE] is not None else 0.0
+        return rows[0][c.VALUE] if rows else None

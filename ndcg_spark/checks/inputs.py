@@ -8,7 +8,7 @@ costs no extra scan of the inputs.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import reduce
 
@@ -30,6 +30,8 @@ from ndcg_spark.remedies import Remedy
 
 JUDGMENTS = "judgments"
 RESULTS = "results"
+# What a DataFrame of the Python API stands for in messages, where the job would name a path.
+GIVEN = "DataFrame"
 FILE = "_file"
 _FILE_PATH = "_metadata.file_path"
 
@@ -95,6 +97,9 @@ class Input:
     checks: tuple[Check, ...]
     duplicates: Duplicates
     sources: tuple[str, ...] = field(default_factory=tuple)
+    # Each canonical column's expression over the frame as given (one source only): what
+    # labelled_rows selects when both inputs are one frame.
+    columns: Mapping[str, Column] = field(default_factory=dict)
 
 
 def _column_type(frame: DataFrame, name: str) -> T.DataType:
@@ -157,7 +162,7 @@ def _input(
     label: str,
     path: str,
     raw: DataFrame,
-    columns: Sequence[Column],
+    columns: Mapping[str, Column],
     checks: Sequence[Check],
     duplicates: Duplicates,
     located: bool,
@@ -166,10 +171,11 @@ def _input(
     return Input(
         label=label,
         path=path,
-        frame=raw.select(*columns),
-        located=raw.select(*columns, file.alias(FILE)),
+        frame=raw.select(*columns.values()),
+        located=raw.select(*columns.values(), file.alias(FILE)),
         checks=tuple(checks),
         duplicates=duplicates,
+        columns=columns,
     )
 
 
@@ -199,6 +205,14 @@ def canonical_inputs(judgments: Source, results: Sequence[Source], options: Opti
     several = len(results) > 1
     retrieved = [_results(source, options, id_types, located, index if several else None) for index, source in enumerate(results)]
     return _judgments(judgments.frame, judgments.path, options, id_types, located), _merged(retrieved, results)
+
+
+def labelled_inputs(frame: DataFrame, options: Options) -> tuple[Input, Input, DataFrame]:
+    """One frame of labelled candidates (a row per query and document, its grade and its score
+    side by side) as both inputs, judgments and results, and as one frame of their canonical
+    columns, on which both inputs' checks are counted: no join of the frame with itself."""
+    judged, retrieved = canonical_inputs(Source(frame, GIVEN), [Source(frame, GIVEN)], options, located=False)
+    return judged, retrieved, frame.select(*{**retrieved.columns, **judged.columns}.values())
 
 
 def _distinct_names(results: Sequence[Source]) -> None:
@@ -262,13 +276,13 @@ def _judgments(raw: DataFrame, path: str, options: Options, id_types: IdTypes, l
                 f"exceed {MAX_EXPONENTIAL_RELEVANCE}, too large for exponential gain 2^rel - 1",
             )
         )
-    columns = [
-        _id_column(names.query_id, c.QUERY_ID, id_types.query_id),
-        _id_column(names.doc_id, c.DOC_ID, id_types.doc_id),
+    columns = {
+        c.QUERY_ID: _id_column(names.query_id, c.QUERY_ID, id_types.query_id),
+        c.DOC_ID: _id_column(names.doc_id, c.DOC_ID, id_types.doc_id),
         # A double carries every valid grade exactly, and lets a bad one (NaN, 2.5) be counted
         # after the shuffle instead of failing a cast.
-        F.col(names.relevance).cast(T.DoubleType()).alias(c.RELEVANCE),
-    ]
+        c.RELEVANCE: F.col(names.relevance).cast(T.DoubleType()).alias(c.RELEVANCE),
+    }
     duplicates = Duplicates(
         lists=(c.QUERY_ID,),
         keep_first=(F.col(c.RELEVANCE).desc(),),
@@ -303,14 +317,14 @@ def _results(source: Source, options: Options, id_types: IdTypes, located: bool,
             raise _wrong_type(RESULTS, path, names.rank, rank_type, "integer")
         checks += _null_checks([(names.rank, c.RANK)])
         rank = F.col(names.rank).cast(T.LongType()).alias(c.RANK)
-    columns = [
-        run_id,
-        _id_column(names.query_id, c.QUERY_ID, id_types.query_id),
-        _id_column(names.doc_id, c.DOC_ID, id_types.doc_id),
-        F.col(names.score).cast(T.DoubleType()).alias(c.SCORE),
-        rank,
-        *([] if index is None else [F.lit(index).alias(c.INPUT)]),
-    ]
+    columns = {
+        c.RUN_ID: run_id,
+        c.QUERY_ID: _id_column(names.query_id, c.QUERY_ID, id_types.query_id),
+        c.DOC_ID: _id_column(names.doc_id, c.DOC_ID, id_types.doc_id),
+        c.SCORE: F.col(names.score).cast(T.DoubleType()).alias(c.SCORE),
+        c.RANK: rank,
+        **({} if index is None else {c.INPUT: F.lit(index).alias(c.INPUT)}),
+    }
     # Without a rank column every rank is NULL: sorting by it would cost without deciding anything.
     by_rank = (F.col(c.RANK).asc_nulls_last(),) if options.order_by == ORDER_BY_RANK else ()
     duplicates = Duplicates(

@@ -52,12 +52,8 @@ def observe(source: Input) -> Observed:
     """Shuffle by query_id and count every check; then flag the copies of each key, count them
     and keep first copies. Two observations: a branch of the plan that reads `checked` (the
     ideal side) still counts the checks when Spark prunes the other (empty results)."""
-    checks, copies = Observation(f"{source.label}_checks"), Observation(f"{source.label}_copies")
-    checked = copartition(source.frame).observe(
-        checks,
-        F.count(F.lit(1)).alias(ROWS),
-        *[_count(check.condition).alias(_check_name(i)) for i, check in enumerate(source.checks)],
-    )
+    copies = _copies_observation(source)
+    checked, checks = _checks_counted(source, copartition(source.frame))
     frame = (
         checked.withColumn(COPY, _is_copy(source.duplicates))
         .observe(copies, _count(F.col(COPY)).alias(EXTRA_COPIES))
@@ -65,6 +61,52 @@ def observe(source: Input) -> Observed:
         .drop(COPY)
     )
     return Observed(source, checked, frame, checks, copies)
+
+
+def _checks_counted(source: Input, frame: DataFrame) -> tuple[DataFrame, Observation]:
+    """`frame` (rows of the source's canonical columns) with the source's checks counted."""
+    checks = Observation(f"{source.label}_checks")
+    counted = frame.observe(
+        checks,
+        F.count(F.lit(1)).alias(ROWS),
+        *[_count(check.condition).alias(_check_name(i)) for i, check in enumerate(source.checks)],
+    )
+    return counted, checks
+
+
+def _copies_observation(source: Input) -> Observation:
+    return Observation(f"{source.label}_copies")
+
+
+@dataclass(frozen=True)
+class ObservedTogether:
+    """Both inputs as one frame (the evaluator's labelled candidates: a judgment and a result a
+    row), after its one shuffle, both inputs' checks counted on it: `rows`. Each input's copies
+    are counted later, per list (count_copies)."""
+
+    rows: DataFrame
+    judgments: Observed
+    results: Observed
+
+
+def observe_together(judgments: Input, results: Input, rows: DataFrame) -> ObservedTogether:
+    """Shuffle `rows` (both inputs' canonical columns) by query_id and count both inputs' checks."""
+    checked, judged_checks = _checks_counted(judgments, copartition(rows))
+    checked, retrieved_checks = _checks_counted(results, checked)
+    return ObservedTogether(
+        checked,
+        Observed(judgments, checked, checked, judged_checks, _copies_observation(judgments)),
+        Observed(results, checked, checked, retrieved_checks, _copies_observation(results)),
+    )
+
+
+def count_copies(together: ObservedTogether, lists: DataFrame, extra: Column) -> DataFrame:
+    """`lists` (a row per list of `together.rows`) with the copies each holds (`extra`: its rows
+    that repeat a document) counted, as both inputs' copies: each row is a judgment and a result."""
+    total = F.sum(extra)
+    return lists.observe(together.judgments.copies, total.alias(EXTRA_COPIES)).observe(
+        together.results.copies, total.alias(EXTRA_COPIES)
+    )
 
 
 def _is_copy(duplicates: Duplicates) -> Column:

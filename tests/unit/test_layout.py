@@ -28,7 +28,7 @@ FLOW = [
     {"checks"},
     {"scoring"},
     {"comparison"},
-    {"evaluation"},
+    {"evaluation", "labelled"},
     {"report"},
     {"publish"},
     {"gating"},
