@@ -13,7 +13,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from ndcg_spark.checks.inputs import labelled_inputs
-from ndcg_spark.checks.observe import count_copies, enforce, observe_together
+from ndcg_spark.checks.observe import count_copies, enforce, no_rows, observe_together
 from ndcg_spark.measures import NDCG_MEASURES, Measure
 from ndcg_spark.options import Options
 from ndcg_spark.scoring.dcg import measured, measured_rows, value_column
@@ -23,7 +23,7 @@ from ndcg_spark.scoring.summary import mean_of, part_sums
 from ndcg_spark.spark_conf import PLAN_CONF, session_settings
 
 
-def labelled_mean(frame: DataFrame, options: Options, measure: Measure) -> float | None:
+def labelled_mean(frame: DataFrame, options: Options, measure: Measure) -> float:
     """The mean of `measure` (ndcg_cut at a k of options.ks, or ndcg with options.uncut) over
     the queries of `frame`, whose columns options.columns names: query_id, doc_id, relevance
     (the label) and score (the prediction). None when no query has a value."""
@@ -36,7 +36,12 @@ def labelled_mean(frame: DataFrame, options: Options, measure: Measure) -> float
     lists = count_copies(together, labelled_lists(together.rows, plan), F.col(COPIES))
     value = value_column(0)
     with session_settings(frame.sparkSession, PLAN_CONF):
-        sums = measured(lists, [row]).agg(*part_sums(value)).first()
+        sums = measured(lists, [row]).agg(*part_sums(value)).collect()
+    mean = mean_of(sums[0], value)  # an aggregation without groups: one row
+    if mean is None:
+        # Every row is in a list, and every list has a value: no rows. Checked here, for Spark
+        # prunes a plan it knows to be empty (an empty local frame), observations and all.
+        raise no_rows(judged)
     enforce(together.judgments)
     enforce(together.results)
-    return None if sums is None else mean_of(sums, value)
+    return mean

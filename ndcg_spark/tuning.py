@@ -227,7 +227,7 @@ class NdcgEvaluator(Evaluator, HasLabelCol, HasPredictionCol, DefaultParamsReada
         }
         try:
             if measure.name in NDCG_MEASURES:
-                value = labelled_mean(dataset, Options.of(options), measure)
+                value: float | None = labelled_mean(dataset, Options.of(options), measure)
             else:
                 value = self._mean_of_report(dataset, options, measure)
         except InputError as error:

@@ -141,6 +141,10 @@ def _first_file(source: Input, index: int) -> str | None:
     return rows[0][0] if rows else None
 
 
+def no_rows(source: Input) -> InputError:
+    return InputError(f"{source.label} {source.path}: no rows")
+
+
 def enforce(observed: Observed) -> InputCounts:
     """Raise InputError for the first check that failed (naming its file), else return the counts.
     Call only after the action that computed the observed frame."""
@@ -148,7 +152,7 @@ def enforce(observed: Observed) -> InputCounts:
     rows = int(counts[ROWS] or 0)
     prefix = f"{source.label} {source.path}"
     if rows == 0:
-        raise InputError(f"{prefix}: no rows")
+        raise no_rows(source)
     for i, check in enumerate(source.checks):
         bad = int(counts[_check_name(i)] or 0)
         if bad:
