@@ -135,7 +135,7 @@ def shared_id_type(*found: T.DataType) -> T.DataType:
 
 
 def _id_column(name: str, canonical: str, id_type: T.DataType) -> Column:
-    return F.col(name).cast(id_type).alias(canonical)
+    return F.col(name).cast(id_type.simpleString()).alias(canonical)
 
 
 @dataclass(frozen=True)
@@ -167,7 +167,7 @@ def _input(
     duplicates: Duplicates,
     located: bool,
 ) -> Input:
-    file = F.col(_FILE_PATH) if located else F.lit(None).cast(T.StringType())
+    file = F.col(_FILE_PATH) if located else F.lit(None).cast("string")
     return Input(
         label=label,
         path=path,
@@ -281,7 +281,7 @@ def _judgments(raw: DataFrame, path: str, options: Options, id_types: IdTypes, l
         c.DOC_ID: _id_column(names.doc_id, c.DOC_ID, id_types.doc_id),
         # A double carries every valid grade exactly, and lets a bad one (NaN, 2.5) be counted
         # after the shuffle instead of failing a cast.
-        c.RELEVANCE: F.col(names.relevance).cast(T.DoubleType()).alias(c.RELEVANCE),
+        c.RELEVANCE: F.col(names.relevance).cast("double").alias(c.RELEVANCE),
     }
     duplicates = Duplicates(
         lists=(c.QUERY_ID,),
@@ -310,18 +310,18 @@ def _results(source: Source, options: Options, id_types: IdTypes, located: bool,
         checks += _null_checks([(names.run_id, c.RUN_ID)])
     else:
         run_id = F.lit(source.name or options.run_id).alias(c.RUN_ID)
-    rank = F.lit(None).cast(T.LongType()).alias(c.RANK)
+    rank = F.lit(None).cast("bigint").alias(c.RANK)
     if options.order_by == ORDER_BY_RANK:
         rank_type = _column_type(raw, names.rank)
         if not isinstance(rank_type, T.IntegralType):
             raise _wrong_type(RESULTS, path, names.rank, rank_type, "integer")
         checks += _null_checks([(names.rank, c.RANK)])
-        rank = F.col(names.rank).cast(T.LongType()).alias(c.RANK)
+        rank = F.col(names.rank).cast("bigint").alias(c.RANK)
     columns = {
         c.RUN_ID: run_id,
         c.QUERY_ID: _id_column(names.query_id, c.QUERY_ID, id_types.query_id),
         c.DOC_ID: _id_column(names.doc_id, c.DOC_ID, id_types.doc_id),
-        c.SCORE: F.col(names.score).cast(T.DoubleType()).alias(c.SCORE),
+        c.SCORE: F.col(names.score).cast("double").alias(c.SCORE),
         c.RANK: rank,
         **({} if index is None else {c.INPUT: F.lit(index).alias(c.INPUT)}),
     }

@@ -7,7 +7,6 @@ from typing import Any
 
 from pyspark.sql import DataFrame, Row, Window
 from pyspark.sql import functions as F
-from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
 from ndcg_spark.comparison.rows import Cutoff
@@ -91,7 +90,7 @@ def fell_most(pairs: DataFrame, cutoffs: list[Cutoff], limit: int) -> DataFrame:
             *[
                 F.struct(
                     F.lit(cut.measure).alias(c.MEASURE),
-                    F.lit(cut.k).cast(T.IntegerType()).alias(c.K),
+                    F.lit(cut.k).cast("int").alias(c.K),
                     F.col(cutoff_column("b", cut)).alias(BEFORE),
                     F.col(cutoff_column("r", cut)).alias(AFTER),
                     F.col(cutoff_column("d", cut)).alias(DIFFERENCE),

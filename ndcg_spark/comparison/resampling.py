@@ -66,7 +66,7 @@ def fixed_point(value: str, scale: int) -> Column:
 def _uniform(*parts: Column) -> Column:
     """A uniform draw in [0, 1) from a hash of the parts: 53 bits, as a double."""
     bits = F.shiftrightunsigned(F.xxhash64(*parts), 64 - UNIFORM_BITS)
-    return bits.cast(T.DoubleType()) / F.lit(float(2**UNIFORM_BITS))
+    return bits.cast("double") / F.lit(float(2**UNIFORM_BITS))
 
 
 def _poisson(uniform: Column) -> Column:
@@ -104,12 +104,12 @@ def _indexed(pairs: DataFrame, plan: DataFrame, exact: bool) -> DataFrame:
     out when no run is exact (`exact`: whether one is)."""
     planned = pairs.join(F.broadcast(plan), on=c.RUN_ID)
     if not exact:
-        return planned.withColumn(INDEX, F.lit(None).cast(T.IntegerType()))
+        return planned.withColumn(INDEX, F.lit(None).cast("int"))
     position = F.row_number().over(Window.partitionBy(c.RUN_ID).orderBy(c.QUERY_ID)) - 1
     return (
         planned.filter(F.col(EXACT_DRAWS))
         .withColumn(INDEX, position)
-        .unionByName(planned.filter(~F.col(EXACT_DRAWS)).withColumn(INDEX, F.lit(None).cast(T.IntegerType())))
+        .unionByName(planned.filter(~F.col(EXACT_DRAWS)).withColumn(INDEX, F.lit(None).cast("int")))
     )
 
 
@@ -134,14 +134,14 @@ def draw_rows(fixed: DataFrame, cutoffs: list[Cutoff], resampling: Resampling) -
     flipped = F.when(F.col(EXACT_DRAWS), F.expr(f"shiftright({DRAW}, {INDEX}) & 1") == 1).otherwise(
         F.xxhash64(F.lit(RANDOMIZATION_TAG), seed, draw, query).bitwiseAND(F.lit(1)) == 1
     )
-    weight = _poisson(_uniform(F.lit(BOOTSTRAP_TAG), seed, draw, query)).cast(T.LongType())
+    weight = _poisson(_uniform(F.lit(BOOTSTRAP_TAG), seed, draw, query)).cast("bigint")
     # The fixed-point differences are computed once per query, before the draws multiply the rows
     # (an expression beside explode() in one select would be evaluated once per draw).
-    exploded = fixed.select("*", F.explode(F.sequence(F.lit(0).cast(T.LongType()), F.col(DRAWS) - 1)).alias(DRAW)).select(
+    exploded = fixed.select("*", F.explode(F.sequence(F.lit(0).cast("bigint"), F.col(DRAWS) - 1)).alias(DRAW)).select(
         c.RUN_ID,
         DRAW,
         *[F.col(cutoff_column("f", cut)) for cut in cutoffs],
-        F.when(draw < F.col(PERMS), F.when(flipped, F.lit(-1)).otherwise(F.lit(1))).cast(T.LongType()).alias(SIGN),
+        F.when(draw < F.col(PERMS), F.when(flipped, F.lit(-1)).otherwise(F.lit(1))).cast("bigint").alias(SIGN),
         F.when(draw < F.lit(resampling.bootstrap), weight).alias(WEIGHT),
     )
     sums = [F.sum(WEIGHT).alias(WEIGHTS)]

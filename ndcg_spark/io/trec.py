@@ -143,9 +143,9 @@ def _first_bad_line(spark: SparkSession, file: str, start: int, line_format: Lin
 def qrels_lines(judgments: DataFrame) -> DataFrame:
     """Canonical judgments as qrels lines, in (query_id, doc_id) order."""
     return judgments.orderBy(c.QUERY_ID, c.DOC_ID).select(
-        F.concat_ws(
-            " ", F.col(c.QUERY_ID), F.lit("0"), F.col(c.DOC_ID), F.col(c.RELEVANCE).cast(T.LongType()).cast(T.StringType())
-        ).alias(LINE)
+        F.concat_ws(" ", F.col(c.QUERY_ID), F.lit("0"), F.col(c.DOC_ID), F.col(c.RELEVANCE).cast("bigint").cast("string")).alias(
+            LINE
+        )
     )
 
 
@@ -158,8 +158,8 @@ def run_lines(results: DataFrame) -> DataFrame:
             F.col(c.QUERY_ID),
             F.lit("Q0"),
             F.col(c.DOC_ID),
-            F.col(c.RANK).cast(T.StringType()),
-            F.col(c.SCORE).cast(T.StringType()),
+            F.col(c.RANK).cast("string"),
+            F.col(c.SCORE).cast("string"),
             F.col(c.RUN_ID),
         ).alias(LINE)
     )

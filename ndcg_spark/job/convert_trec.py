@@ -18,7 +18,6 @@ from collections.abc import Sequence
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
 from ndcg_spark.errors import EXIT_FAILURE, EXIT_OK, InputError, NdcgSparkError, first_line
@@ -51,7 +50,7 @@ def to_parquet(spark: SparkSession, kind: str, path: str) -> DataFrame:
         fractional = raw.filter(F.col(c.RELEVANCE) != F.floor(F.col(c.RELEVANCE))).count()
         if fractional:
             raise InputError(f"qrels {path}: column 'relevance': {fractional} rows are not whole numbers")
-        return raw.select(c.QUERY_ID, c.DOC_ID, F.col(c.RELEVANCE).cast(T.IntegerType()).alias(c.RELEVANCE))
+        return raw.select(c.QUERY_ID, c.DOC_ID, F.col(c.RELEVANCE).cast("int").alias(c.RELEVANCE))
     raw = read_trec(spark, path, "run", RUN, names)
     return raw.select(c.RUN_ID, c.QUERY_ID, c.DOC_ID, c.SCORE, c.RANK)
 

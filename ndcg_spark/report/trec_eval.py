@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
-from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
 from ndcg_spark.io.trec import LINE
@@ -24,7 +23,7 @@ _SORT_KEYS = ("block", "sort_query", "sort_measure", "sort_name", "sort_k")
 
 def _measure_name(measure: Column, k: Column) -> Column:
     """'ndcg', 'map' for an uncut row, 'ndcg_cut_K', 'P_K' for a cutoff, as trec_eval names them."""
-    return F.when(k.isNull(), measure).otherwise(F.concat(measure, F.lit("_"), k.cast(T.StringType())))
+    return F.when(k.isNull(), measure).otherwise(F.concat(measure, F.lit("_"), k.cast("string")))
 
 
 def _report_line(measure: Column, k: Column, query: Column, value: Column) -> Column:
@@ -32,7 +31,7 @@ def _report_line(measure: Column, k: Column, query: Column, value: Column) -> Co
     # digits C's printf would for a value exactly halfway.
     whole = [declaration.name for declaration in catalogue.CATALOGUE if declaration.whole]
     return F.when(
-        measure.isin(*whole), F.format_string(_WHOLE_LINE, _measure_name(measure, k), query, value.cast(T.LongType()))
+        measure.isin(*whole), F.format_string(_WHOLE_LINE, _measure_name(measure, k), query, value.cast("bigint"))
     ).otherwise(F.format_string(_REPORT_LINE, _measure_name(measure, k), query, F.bround(value, 4)))
 
 
@@ -79,9 +78,7 @@ def report_lines(
     )
     if relstrings is not None:
         name, text = F.lit(relstring_name), F.col("relstring")
-        texts = _keyed(
-            relstrings, 0, query, name, F.lit(None).cast(T.IntegerType()), F.format_string(_QUOTED_LINE, name, query, text)
-        )
+        texts = _keyed(relstrings, 0, query, name, F.lit(None).cast("int"), F.format_string(_QUOTED_LINE, name, query, text))
         lines = lines.unionByName(texts)
     if not summary_lines:
         return lines
@@ -92,7 +89,7 @@ def report_lines(
         return lines
     name = F.lit(RUNID)
     line = F.format_string(_TEXT_LINE, name, every, F.col(c.RUN_ID))
-    return lines.unionByName(_keyed(runids.select(c.RUN_ID), 1, every, name, F.lit(None).cast(T.IntegerType()), line))
+    return lines.unionByName(_keyed(runids.select(c.RUN_ID), 1, every, name, F.lit(None).cast("int"), line))
 
 
 def sorted_lines(lines: DataFrame, run_id: str) -> DataFrame:

@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
-from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
 from ndcg_spark.frames import indicator, sql_name
@@ -282,15 +281,15 @@ def with_judgment(gains: DataFrame, binary: Binary) -> DataFrame:
     relevant = F.expr(_judgment_relevant(binary))
     nonrelevant = F.col(CLASS) == NONRELEVANT_CLASS
     if not binary.per_query:
-        judgment = F.when(relevant, F.lit(1).cast(T.LongType()))
+        judgment = F.when(relevant, F.lit(1).cast("bigint"))
     else:
         per_query = Window.partitionBy(c.QUERY_ID)
         count_r = F.sum(indicator(relevant)).over(per_query)
         count_n = F.sum(indicator(nonrelevant)).over(per_query) if binary.nonrelevant else F.lit(0)
-        judgment = F.when(relevant, F.shiftleft(count_r.cast(T.LongType()), _SHIFT).bitwiseOR(count_n.cast(T.LongType())))
+        judgment = F.when(relevant, F.shiftleft(count_r.cast("bigint"), _SHIFT).bitwiseOR(count_n.cast("bigint")))
     if binary.nonrelevant:
-        judgment = judgment.when(nonrelevant, F.lit(NONRELEVANT_CLASS).cast(T.LongType()))
-    return gains.withColumn(JUDGMENT, judgment.otherwise(F.lit(0).cast(T.LongType())))
+        judgment = judgment.when(nonrelevant, F.lit(NONRELEVANT_CLASS).cast("bigint"))
+    return gains.withColumn(JUDGMENT, judgment.otherwise(F.lit(0).cast("bigint")))
 
 
 def joined_columns(binary: Binary) -> list[str]:
@@ -301,8 +300,8 @@ def joined_columns(binary: Binary) -> list[str]:
 def labelled(binary: Binary) -> list[Column]:
     """The joined columns on a ranked row, right after the join: an unjudged document (NULL)
     is neither relevant nor judged non-relevant, and grades 0."""
-    judgment = [F.coalesce(F.col(JUDGMENT), F.lit(0).cast(T.LongType())).alias(JUDGMENT)] if binary.judgment else []
-    grade = [F.coalesce(F.col(GRADE).cast(T.DoubleType()), F.lit(0.0)).alias(GRADE)] if binary.graded else []
+    judgment = [F.coalesce(F.col(JUDGMENT), F.lit(0).cast("bigint")).alias(JUDGMENT)] if binary.judgment else []
+    grade = [F.coalesce(F.col(GRADE).cast("double"), F.lit(0.0)).alias(GRADE)] if binary.graded else []
     return [*judgment, *grade]
 
 

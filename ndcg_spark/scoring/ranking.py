@@ -11,7 +11,6 @@ from collections.abc import Mapping, Sequence
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
-from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
 from ndcg_spark.frames import sql_name
@@ -42,9 +41,9 @@ def gain(relevance: Column, kind: Gain, table: GainTable = ()) -> Column:
     """Relevance <= 0 (non-relevant, or trec_eval's judged-but-unusable negatives) gains 0; a
     grade in `table` gains what the table says (grade 0 included), any other grade the kind's."""
     if kind == GAIN_LINEAR:
-        value = relevance.cast(T.DoubleType())
+        value = relevance.cast("double")
     elif kind == GAIN_EXPONENTIAL:
-        value = F.pow(F.lit(2.0), relevance.cast(T.DoubleType())) - F.lit(1.0)
+        value = F.pow(F.lit(2.0), relevance.cast("double")) - F.lit(1.0)
     else:
         raise ValueError(f"unknown gain {kind!r}")
     default = F.when(relevance > 0, value).otherwise(F.lit(0.0))
@@ -68,7 +67,7 @@ def tie_break() -> Column:
     """doc_id as a string: trec_eval breaks score ties in byte order ("10" before "9"), which
     integer ids do not follow. A column, not an expression in the window's order: Spark then
     sees that both windows of with_running_dcg share one order, and sorts once."""
-    return F.col(c.DOC_ID).cast(T.StringType()).alias(TIE_BREAK)
+    return F.col(c.DOC_ID).cast("string").alias(TIE_BREAK)
 
 
 def with_tie_break(frame: DataFrame) -> DataFrame:

@@ -63,8 +63,8 @@ def slice_source(label: str, path: str, frame: DataFrame, query_column: str, sli
     now, before the main pass."""
     require_columns(frame, label, path, [query_column, *slices], "slice column(s)")
     selected = frame.select(
-        F.col(query_column).cast(T.StringType()).alias(c.QUERY_ID),
-        *[F.col(name).cast(T.StringType()).alias(_slice_column(i)) for i, name in enumerate(slices)],
+        F.col(query_column).cast("string").alias(c.QUERY_ID),
+        *[F.col(name).cast("string").alias(_slice_column(i)) for i, name in enumerate(slices)],
     )
     return SliceSource(label, path, selected)
 

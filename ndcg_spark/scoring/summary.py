@@ -9,7 +9,6 @@ from typing import Any
 
 from pyspark.sql import Column, DataFrame, Row
 from pyspark.sql import functions as F
-from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
 from ndcg_spark.frames import indicator, sql_name
@@ -235,8 +234,8 @@ def summary_and_counts(measured_pairs: DataFrame, rows: Sequence[MeasuredRow], p
     counts_side = pairs.filter(is_retrieved(pairs)).select(
         c.RUN_ID,
         F.lit(COUNTS_SLOT).alias(_SLOT),
-        F.lit(None).cast(T.DoubleType()).alias(_PARTED),
-        indicator(is_judged(pairs)).cast(T.DoubleType()).alias(_EXACT),
+        F.lit(None).cast("double").alias(_PARTED),
+        indicator(is_judged(pairs)).cast("double").alias(_EXACT),
         *spread,
     )
     parted = sql_name(_PARTED)
@@ -285,15 +284,15 @@ def summary_and_counts_of_long(per_query: DataFrame, rows: Sequence[MeasuredRow]
     logged = F.expr(f"ln(greatest({sql_name(c.VALUE)}, {MIN_GEO_MEAN!r}D)) / {_LOG_SCALE!r}D")
     parted = F.when(measure.isin(geometric), logged).when(measure.isin(exact), F.lit(None)).otherwise(value)
     no_key = [F.lit(None).cast(per_query.schema[name].dataType).alias(name) for name in (c.MEASURE, c.K)]
-    no_value = F.lit(None).cast(T.DoubleType())
+    no_value = F.lit(None).cast("double")
     summary_side = per_query.select(
         c.RUN_ID,
-        F.lit(None).cast(T.IntegerType()).alias(_SLOT),
+        F.lit(None).cast("int").alias(_SLOT),
         c.MEASURE,
         c.K,
-        parted.cast(T.DoubleType()).alias(_PARTED),
-        F.when(measure.isin(exact), value).cast(T.DoubleType()).alias(_EXACT),
-        F.col(c.JUDGED_AT_K).cast(T.DoubleType()).alias(_JUDGED),
+        parted.cast("double").alias(_PARTED),
+        F.when(measure.isin(exact), value).cast("double").alias(_EXACT),
+        F.col(c.JUDGED_AT_K).cast("double").alias(_JUDGED),
         *[_null(pairs, name) for name in spread],
     )
     counts_side = pairs.filter(is_retrieved(pairs)).select(
@@ -301,7 +300,7 @@ def summary_and_counts_of_long(per_query: DataFrame, rows: Sequence[MeasuredRow]
         F.lit(COUNTS_SLOT).alias(_SLOT),
         *no_key,
         no_value.alias(_PARTED),
-        indicator(is_judged(pairs)).cast(T.DoubleType()).alias(_EXACT),
+        indicator(is_judged(pairs)).cast("double").alias(_EXACT),
         no_value.alias(_JUDGED),
         *spread,
     )
