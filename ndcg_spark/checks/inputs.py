@@ -9,7 +9,7 @@ costs no extra scan of the inputs.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import reduce
 
 from pyspark.sql import Column, DataFrame
@@ -98,8 +98,10 @@ class Input:
     duplicates: Duplicates
     sources: tuple[str, ...] = field(default_factory=tuple)
     # Each canonical column's expression over the frame as given (one source only): what
-    # labelled_rows selects when both inputs are one frame.
+    # labelled_inputs selects when both inputs are one frame.
     columns: Mapping[str, Column] = field(default_factory=dict)
+    # Results only: some source names its runs in a column (known only once the data is read).
+    run_column: bool = False
 
 
 def _column_type(frame: DataFrame, name: str) -> T.DataType:
@@ -253,6 +255,7 @@ def _merged(inputs: Sequence[Input], sources: Sequence[Source]) -> Input:
         checks=tuple(checks.values()),
         duplicates=inputs[0].duplicates,
         sources=tuple(source.described for source in sources),
+        run_column=any(item.run_column for item in inputs),
     )
 
 
@@ -337,4 +340,4 @@ def _results(source: Source, options: Options, id_types: IdTypes, located: bool,
         ),
         remedy=Remedy(spelling("duplicate_results"), ON_DUPLICATE_RESULT_KEEP_BEST, "to keep the best-scored copy"),
     )
-    return _input(RESULTS, path, raw, columns, checks, duplicates, located)
+    return replace(_input(RESULTS, path, raw, columns, checks, duplicates, located), run_column=names.run_id in raw.columns)

@@ -19,6 +19,7 @@ from ndcg_spark.errors import ConfigError, StateNotReadable
 from ndcg_spark.evaluation import Evaluation, evaluate_checked
 from ndcg_spark.io.layout import PER_QUERY_DIR
 from ndcg_spark.io.storage import FileSystem, file_system
+from ndcg_spark.job.baseline_watch import baseline_watch
 from ndcg_spark.job.config import JobConfig
 from ndcg_spark.job.gate import earlier_date, gate_verdict, manifest_entry
 from ndcg_spark.job.inputs import read_inputs, read_slices
@@ -108,7 +109,8 @@ def evaluate_paths(spark: SparkSession, config: JobConfig, staging: Staging) -> 
         folder = write_staged(spark, staging, Dataset(PER_QUERY_DIR, per_query, rows))
         return spark.read.schema(per_query.schema).parquet(folder)
 
-    per_query, evaluation = evaluate_checked(spark, judgments, results, config.options, stage, slice_input, write_per_query)
+    with baseline_watch(spark, results, config.options.baseline):
+        per_query, evaluation = evaluate_checked(spark, judgments, results, config.options, stage, slice_input, write_per_query)
     options, texts = config.options, None
     if config.trec_eval_report and RELSTRING in {measure.name for measure in options.measures}:
         texts = relstrings(

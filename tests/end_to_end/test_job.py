@@ -275,6 +275,25 @@ def test_unknown_baseline_is_a_usage_error_and_publishes_nothing(tmp_path: Path,
     assert not output.exists()
 
 
+def test_unknown_baseline_interrupts_the_main_pass(monkeypatch, tmp_path: Path, capsys, inputs) -> None:
+    """The runs of a run column are read beside the main pass, and an unknown baseline stops it:
+    here a pass of many small jobs (Spark schedules the watcher's between them) that fails
+    unless it is interrupted."""
+    import ndcg_spark.job.run as job_run
+
+    def endless_pass(spark: SparkSession, *args: object, **kwargs: object) -> None:
+        for _ in range(600):
+            spark.range(10**5).selectExpr("max(id % 7)").collect()
+        raise AssertionError("the main pass was not interrupted")
+
+    monkeypatch.setattr(job_run, "evaluate_checked", endless_pass)
+    output = tmp_path / "out"
+    assert run_job(*inputs, str(output), "--baseline", "nope") == EXIT_USAGE
+    (line,) = error_lines(capsys.readouterr().err)
+    assert line == "ndcg-spark: baseline run 'nope' is not in the results (runs: r1, r2)"
+    assert not (output / "summary").exists() and not (output / "_manifests").exists()
+
+
 def test_a_top_k_less_than_half_judged_is_warned_of(spark: SparkSession, tmp_path: Path, capsys) -> None:
     """One judged document among the four retrieved: the top 1 is wholly judged, the top 2 half
     (no warning: the bar is below half), the top 3 a third."""

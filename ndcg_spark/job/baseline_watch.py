@@ -1,0 +1,69 @@
+"""An unknown --baseline refused as soon as the run names are read, not after the main pass.
+
+When the results name their runs in a column, the runs are known only from the data, and
+compare refuses a baseline that is none of them only after the scoring (36 s into a 10M-row
+run). So while the main pass runs, a thread reads the run names (a distinct of that one column:
+Parquet reads the column alone); a baseline that names none of them interrupts the pass's Spark
+jobs (SparkSession.interruptTag) and is refused in compare's words, exit 2."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from pyspark.sql import SparkSession
+
+from ndcg_spark import columns as c
+from ndcg_spark.checks.inputs import Input
+from ndcg_spark.comparison.compare import require_baseline
+from ndcg_spark.errors import ConfigError
+
+# The tags of the main pass's Spark jobs and of the watcher's own.
+PASS_TAG = "ndcg-spark-main-pass"
+WATCH_TAG = "ndcg-spark-baseline-watch"
+INTERRUPT_EVERY = 0.2  # seconds
+
+
+@contextmanager
+def baseline_watch(spark: SparkSession, results: Input, baseline: str | None) -> Iterator[None]:
+    """Run the block (the main pass) while a thread checks that `baseline` is one of the
+    results' runs; raise its ConfigError, not the interrupted block's error, when it is not.
+    Nothing to watch without a baseline, or when no results input has a run column (then
+    canonical_inputs has checked the runs already)."""
+    if baseline is None or not results.run_column:
+        yield
+        return
+    refusals: list[ConfigError] = []
+    over = threading.Event()
+
+    def watch() -> None:
+        spark.addTag(WATCH_TAG)
+        try:
+            rows = results.frame.select(c.RUN_ID).distinct().collect()
+            require_baseline(baseline, sorted(row[0] for row in rows if row[0] is not None))
+        except ConfigError as refusal:
+            refusals.append(refusal)  # before the interruption: the block's error is read after it
+            # An interruption stops the jobs running now; one that lands between two of the
+            # pass's jobs stops none, so it is repeated until the block is over.
+            while True:
+                spark.interruptTag(PASS_TAG)
+                if over.wait(INTERRUPT_EVERY):
+                    return
+        except Exception:  # noqa: BLE001 - interrupted, or a failure the main pass reports itself
+            return
+
+    watcher = threading.Thread(target=watch, name="baseline-watch", daemon=True)
+    spark.addTag(PASS_TAG)
+    watcher.start()
+    try:
+        yield
+    except Exception:
+        if refusals:
+            raise refusals[0] from None
+        raise
+    finally:
+        over.set()
+        spark.removeTag(PASS_TAG)
+        if watcher.is_alive():
+            spark.interruptTag(WATCH_TAG)  # the block is over: compare checks the baseline itself
