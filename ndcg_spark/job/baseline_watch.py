@@ -3,8 +3,12 @@
 When the results name their runs in a column, the runs are known only from the data, and
 compare refuses a baseline that is none of them only after the scoring (36 s into a 10M-row
 run). So while the main pass runs, a thread reads the run names (a distinct of that one column:
-Parquet reads the column alone); a baseline that names none of them interrupts the pass's Spark
-jobs (SparkSession.interruptTag) and is refused in compare's words, exit 2."""
+Parquet reads the column alone); a baseline that names none of them cancels the pass's Spark jobs
+and is refused in compare's words, exit 2.
+
+The jobs are grouped by SparkContext's job groups: the job runs on a classic session only
+(run.build_session), and SparkSession's operation tags, tried first, cancelled nothing there
+(pyspark 4.3: interruptTag found no operation of a tag the main thread had added)."""
 
 from __future__ import annotations
 
@@ -19,10 +23,11 @@ from ndcg_spark.checks.inputs import Input
 from ndcg_spark.comparison.compare import require_baseline
 from ndcg_spark.errors import ConfigError
 
-# The tags of the main pass's Spark jobs and of the watcher's own.
-PASS_TAG = "ndcg-spark-main-pass"
-WATCH_TAG = "ndcg-spark-baseline-watch"
+# The job groups of the main pass's Spark jobs and of the watcher's own.
+PASS_GROUP = "ndcg-spark-main-pass"
+WATCH_GROUP = "ndcg-spark-baseline-watch"
 INTERRUPT_EVERY = 0.2  # seconds
+JOB_GROUP = "spark.jobGroup.id"
 
 
 @contextmanager
@@ -37,24 +42,26 @@ def baseline_watch(spark: SparkSession, results: Input, baseline: str | None) ->
     refusals: list[ConfigError] = []
     over = threading.Event()
 
+    context = spark.sparkContext
+
     def watch() -> None:
-        spark.addTag(WATCH_TAG)
+        context.setJobGroup(WATCH_GROUP, "the results' run names, to check --baseline", interruptOnCancel=True)
         try:
             rows = results.frame.select(c.RUN_ID).distinct().collect()
             require_baseline(baseline, sorted(row[0] for row in rows if row[0] is not None))
         except ConfigError as refusal:
             refusals.append(refusal)  # before the interruption: the block's error is read after it
-            # An interruption stops the jobs running now; one that lands between two of the
+            # A cancellation stops the jobs running now; one that lands between two of the
             # pass's jobs stops none, so it is repeated until the block is over.
             while True:
-                spark.interruptTag(PASS_TAG)
+                context.cancelJobGroup(PASS_GROUP)
                 if over.wait(INTERRUPT_EVERY):
                     return
         except Exception:  # noqa: BLE001 - interrupted, or a failure the main pass reports itself
             return
 
     watcher = threading.Thread(target=watch, name="baseline-watch", daemon=True)
-    spark.addTag(PASS_TAG)
+    context.setJobGroup(PASS_GROUP, "the main pass", interruptOnCancel=True)
     watcher.start()
     try:
         yield
@@ -64,6 +71,6 @@ def baseline_watch(spark: SparkSession, results: Input, baseline: str | None) ->
         raise
     finally:
         over.set()
-        spark.removeTag(PASS_TAG)
+        context.setLocalProperty(JOB_GROUP, None)  # type: ignore[arg-type]  # None unsets it
         if watcher.is_alive():
-            spark.interruptTag(WATCH_TAG)  # the block is over: compare checks the baseline itself
+            context.cancelJobGroup(WATCH_GROUP)  # the block is over: compare checks the baseline itself
