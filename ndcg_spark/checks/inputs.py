@@ -18,6 +18,7 @@ from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
 from ndcg_spark.errors import ConfigError, InputError
+from ndcg_spark.frames import sql_name
 from ndcg_spark.options import (
     GAIN_EXPONENTIAL,
     ON_DUPLICATE_JUDGMENT_KEEP_MAX,
@@ -47,11 +48,12 @@ _FRACTIONAL_TYPES = (T.FloatType, T.DoubleType, T.DecimalType)
 
 @dataclass(frozen=True)
 class Check:
-    """A condition on canonical columns that no row may meet, the input column it concerns and
+    """A condition on canonical columns that no row may meet (SQL text: one parse, where a Column
+    costs a dozen Py4J calls), the input column it concerns and
     what it means."""
 
     column: str
-    condition: Column
+    condition: str
     problem: str
 
 
@@ -148,15 +150,15 @@ class IdTypes:
 
 def _null_checks(pairs: Sequence[tuple[str, str]]) -> list[Check]:
     """(input column, canonical column) pairs whose values must not be null."""
-    return [Check(name, F.col(canonical).isNull(), "are null") for name, canonical in pairs]
+    return [Check(name, f"{sql_name(canonical)} IS NULL", "are null") for name, canonical in pairs]
 
 
 def _score_checks(name: str) -> list[Check]:
-    score = F.col(c.SCORE)
+    score = sql_name(c.SCORE)
     return [
-        Check(name, score.isNull(), "are null"),
-        Check(name, F.isnan(score), ARE_NAN),
-        Check(name, score.isin(float("inf"), float("-inf")), "are infinite"),
+        Check(name, f"{score} IS NULL", "are null"),
+        Check(name, f"isnan({score})", ARE_NAN),
+        Check(name, f"{score} IN (CAST('Infinity' AS DOUBLE), CAST('-Infinity' AS DOUBLE))", "are infinite"),
     ]
 
 
@@ -262,12 +264,12 @@ def _merged(inputs: Sequence[Input], sources: Sequence[Source]) -> Input:
 def _judgments(raw: DataFrame, path: str, options: Options, id_types: IdTypes, located: bool) -> Input:
     names = options.columns
     relevance_type = _column_type(raw, names.relevance)
-    relevance = F.col(c.RELEVANCE)
+    relevance = sql_name(c.RELEVANCE)
     checks = _null_checks([(names.query_id, c.QUERY_ID), (names.doc_id, c.DOC_ID), (names.relevance, c.RELEVANCE)])
     if isinstance(relevance_type, _FRACTIONAL_TYPES):
         checks += [
-            Check(names.relevance, F.isnan(relevance), ARE_NAN),
-            Check(names.relevance, relevance != F.floor(relevance), "are not whole numbers"),
+            Check(names.relevance, f"isnan({relevance})", ARE_NAN),
+            Check(names.relevance, f"{relevance} != floor({relevance})", "are not whole numbers"),
         ]
     elif not isinstance(relevance_type, T.IntegralType):
         raise _wrong_type(JUDGMENTS, path, names.relevance, relevance_type, "integer")
@@ -275,7 +277,7 @@ def _judgments(raw: DataFrame, path: str, options: Options, id_types: IdTypes, l
         checks.append(
             Check(
                 names.relevance,
-                relevance > MAX_EXPONENTIAL_RELEVANCE,
+                f"{relevance} > {MAX_EXPONENTIAL_RELEVANCE}",
                 f"exceed {MAX_EXPONENTIAL_RELEVANCE}, too large for exponential gain 2^rel - 1",
             )
         )

