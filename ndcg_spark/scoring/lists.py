@@ -3,8 +3,9 @@
 A model's transformed test set holds each candidate's grade and score on one row. Each query's
 rows are collected into one list (an aggregation over the one shuffle by query_id), and the list
 is ranked, and ideally ordered, by sorting that array: no join of the frame with itself and no
-window, so the rows are never sorted. The sums run in rank order over the same terms as the
-windows' (ranking.discounted), from 0, so every value is the windows' bit for bit.
+window (the aggregation, past 128 queries a task, sorts its rows by query only). The sums run in
+rank order over the same terms as the windows' (ranking.discounted), from 0, so every value is
+the windows' bit for bit.
 
 One list is held in memory per query: fine for a test set's candidates (hundreds or thousands a
 query); the windows of dcg.query_pairs stream lists of any length."""
