@@ -26,7 +26,7 @@ from ndcg_spark.spark_conf import PLAN_CONF, session_settings
 def labelled_mean(frame: DataFrame, options: Options, measure: Measure) -> float:
     """The mean of `measure` (ndcg_cut at a k of options.ks, or ndcg with options.uncut) over
     the queries of `frame`, whose columns options.columns names: query_id, doc_id, relevance
-    (the label) and score (the prediction). None when no query has a value."""
+    (the label) and score (the prediction)."""
     if measure.name not in NDCG_MEASURES:
         raise ValueError(f"labelled_mean computes NDCG, not {measure.name!r}")
     plan = ScoringPlan.of(options)
