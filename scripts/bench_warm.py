@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
+    from pyspark.sql import DataFrame, SparkSession
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -58,8 +58,7 @@ def main() -> None:
     parser.add_argument("--out", default=str(ROOT / "bench-results"))
     args = parser.parse_args()
 
-    from pyspark.ml.evaluation import RankingEvaluator
-    from pyspark.sql import SparkSession, Window
+    from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
 
     from ndcg_spark import evaluate
@@ -92,15 +91,7 @@ def main() -> None:
     rows = {name: frame.count() for name, frame in (("judgments", judgments), ("results", results), ("labelled", labelled))}
 
     def ranking_evaluator() -> float:
-        order = Window.partitionBy("query_id").orderBy(F.col("score").desc(), F.col("doc_id").cast("string").desc())
-        ranked = results.withColumn("position", F.row_number().over(order)).filter(F.col("position") <= k)
-        predicted = ranked.groupBy("query_id").agg(
-            F.sort_array(F.collect_list(F.struct("position", F.col("doc_id").cast("double").alias("doc")))).alias("ranked")
-        )
-        relevant = F.when(F.col("relevance") > 0, F.col("doc_id").cast("double"))
-        labels = judgments.groupBy("query_id").agg(F.collect_list(relevant).alias("label"))
-        both = predicted.select("query_id", F.col("ranked.doc").alias("prediction")).join(labels, "query_id")
-        return RankingEvaluator(metricName="ndcgAtK", k=k).evaluate(both)
+        return ranking_ndcg(results, judgments, ("query_id", "doc_id", "score", "relevance"), k)
 
     def evaluate_summary() -> float:
         report = evaluate(judgments, results, ks=[k])
@@ -156,12 +147,31 @@ def main() -> None:
     print("\n".join(table))
 
 
+def ranking_ndcg(ranked: DataFrame, judged: DataFrame, columns: tuple[str, str, str, str], k: int) -> float:
+    """Spark MLlib's RankingEvaluator's NDCG@k, its arrays built from rows: each query's top k of
+    `ranked` in the job's order (score, then the document as a string, both descending), and the
+    documents `judged` relevant (label > 0). columns: the query, document, score and label."""
+    from pyspark.ml.evaluation import RankingEvaluator
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    query, doc, score, label = columns
+    order = Window.partitionBy(query).orderBy(F.col(score).desc(), F.col(doc).cast("string").desc())
+    top = ranked.withColumn("position", F.row_number().over(order)).filter(F.col("position") <= k)
+    predicted = top.groupBy(query).agg(
+        F.sort_array(F.collect_list(F.struct("position", F.col(doc).cast("double").alias("doc")))).alias("ranked")
+    )
+    relevant = F.when(F.col(label) > 0, F.col(doc).cast("double"))
+    labels = judged.groupBy(query).agg(F.collect_list(relevant).alias("label"))
+    both = predicted.select(query, F.col("ranked.doc").alias("prediction")).join(labels, query)
+    return float(RankingEvaluator(metricName="ndcgAtK", k=k).evaluate(both))
+
+
 def tuning(spark: SparkSession, args: argparse.Namespace) -> None:
     """ALS tuned by CrossValidator with each evaluator in turn, --repeat rounds after a warm-up."""
-    from pyspark.ml.evaluation import Evaluator, RankingEvaluator
+    from pyspark.ml.evaluation import Evaluator
     from pyspark.ml.recommendation import ALS
     from pyspark.ml.tuning import CrossValidator, ParamGridBuilder
-    from pyspark.sql import DataFrame, Window
     from pyspark.sql import functions as F
 
     from ndcg_spark.tuning import NdcgEvaluator
@@ -191,15 +201,7 @@ def tuning(spark: SparkSession, args: argparse.Namespace) -> None:
         """RankingEvaluator on a fold's (user, item, label, prediction) rows, its arrays built first."""
 
         def _evaluate(self, dataset: DataFrame) -> float:
-            order = Window.partitionBy("user").orderBy(F.col("prediction").desc(), F.col("item").cast("string").desc())
-            ranked = dataset.withColumn("position", F.row_number().over(order)).filter(F.col("position") <= k)
-            predicted = ranked.groupBy("user").agg(
-                F.sort_array(F.collect_list(F.struct("position", F.col("item").cast("double").alias("doc")))).alias("ranked")
-            )
-            relevant = F.when(F.col("label") > 0, F.col("item").cast("double"))
-            labels = dataset.groupBy("user").agg(F.collect_list(relevant).alias("label"))
-            both = predicted.select("user", F.col("ranked.doc").alias("prediction")).join(labels, "user")
-            return float(RankingEvaluator(metricName="ndcgAtK", k=k).evaluate(both))
+            return ranking_ndcg(dataset, dataset, ("user", "item", "prediction", "label"), k)
 
     # Two blocks a side and few shuffle partitions: local[2]'s cores (ALS's default, 10 blocks and
     # 200 partitions, spent most of a tuning scheduling tiny tasks).
