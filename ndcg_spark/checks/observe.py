@@ -68,7 +68,7 @@ def _checks_counted(source: Input, frame: DataFrame) -> tuple[DataFrame, Observa
     checks = Observation(f"{source.label}_checks")
     counted = frame.observe(
         checks,
-        F.expr(f"count(1) AS {ROWS}"),
+        F.expr(f"count(1) AS {sql_name(ROWS)}"),
         *[_count(check.condition, _check_name(i)) for i, check in enumerate(source.checks)],
     )
     return counted, checks
