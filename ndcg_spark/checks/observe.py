@@ -93,20 +93,18 @@ def observe_together(judgments: Input, results: Input, rows: DataFrame) -> Obser
     """Shuffle `rows` (both inputs' canonical columns) by query_id and count both inputs' checks."""
     checked, judged_checks = _checks_counted(judgments, copartition(rows))
     checked, retrieved_checks = _checks_counted(results, checked)
+    copies = _copies_observation(judgments)  # one count serves both: each row is both
     return ObservedTogether(
         checked,
-        Observed(judgments, checked, checked, judged_checks, _copies_observation(judgments)),
-        Observed(results, checked, checked, retrieved_checks, _copies_observation(results)),
+        Observed(judgments, checked, checked, judged_checks, copies),
+        Observed(results, checked, checked, retrieved_checks, copies),
     )
 
 
 def count_copies(together: ObservedTogether, lists: DataFrame, extra: Column) -> DataFrame:
     """`lists` (a row per list of `together.rows`) with the copies each holds (`extra`: its rows
     that repeat a document) counted, as both inputs' copies: each row is a judgment and a result."""
-    total = F.sum(extra)
-    return lists.observe(together.judgments.copies, total.alias(EXTRA_COPIES)).observe(
-        together.results.copies, total.alias(EXTRA_COPIES)
-    )
+    return lists.observe(together.judgments.copies, F.sum(extra).alias(EXTRA_COPIES))
 
 
 def _is_copy(duplicates: Duplicates) -> Column:
