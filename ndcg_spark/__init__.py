@@ -12,9 +12,9 @@ spark-submit jobs/evaluate_ndcg.py) runs the whole job: read, check, score, comp
 from __future__ import annotations
 
 from ndcg_spark.api import compare, evaluate, gate, read_qrels, read_run
-from ndcg_spark.comparison.gate import GateRow, Verdict
 from ndcg_spark.errors import ConfigError, InputError, NdcgSparkError
 from ndcg_spark.evaluation import Evaluation, RunCounts
+from ndcg_spark.gate.verdict import GateRow, Verdict
 from ndcg_spark.option_values import ColumnNames
 from ndcg_spark.publish.read_back import ReportNotReadable, published_dates, read_report
 from ndcg_spark.report.result import Report

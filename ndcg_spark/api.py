@@ -15,12 +15,14 @@ from pyspark.sql import DataFrame, SparkSession
 from ndcg_spark import columns as c
 from ndcg_spark.checks.inputs import GIVEN, JUDGMENTS, RESULTS, Source, canonical_inputs, require_columns
 from ndcg_spark.comparison.compare import compare as compare_rows
-from ndcg_spark.comparison.gate import DEFAULT_ALPHA, GateRule, Verdict, gated_cutoffs, parse_alpha, parse_threshold
 from ndcg_spark.comparison.pairing import with_value
 from ndcg_spark.comparison.rows import Cutoff, Resampling, comparison_rows_frame
+from ndcg_spark.declarations import build
 from ndcg_spark.errors import ConfigError
 from ndcg_spark.evaluation import evaluate_checked
-from ndcg_spark.gating import verdict
+from ndcg_spark.gate.against import Reference, judge
+from ndcg_spark.gate.rule import DEFAULT_ALPHA, GateSettings
+from ndcg_spark.gate.verdict import Verdict
 from ndcg_spark.io.trec import QRELS, RUN, read_trec
 from ndcg_spark.measures import report_order
 from ndcg_spark.option_values import ColumnNames
@@ -33,6 +35,7 @@ from ndcg_spark.options import (
     ResamplingEngine,
     declared,
 )
+from ndcg_spark.publish.read_back import gate_reference, judgments_of
 from ndcg_spark.remedies import VOICE_PYTHON
 from ndcg_spark.report.result import Report, report_of
 from ndcg_spark.scoring.slices import QUERY_METADATA, slice_source
@@ -91,7 +94,7 @@ def _signature() -> inspect.Signature:
     fixed = [p for p in inspect.signature(evaluate).parameters.values() if p.kind != p.VAR_KEYWORD]
     keywords = [
         inspect.Parameter(item.name, inspect.Parameter.KEYWORD_ONLY, default=getattr(Options(), item.name), annotation=item.type)
-        for item in declared()
+        for item in declared(Options)
     ]
     return inspect.Signature([*fixed, *keywords], return_annotation=Report)
 
@@ -150,20 +153,18 @@ def gate(
     or "2%" of the reference's mean) and the randomization test's Holm-corrected p is below
     `alpha`. `measures` as `--measure` names them; by default every cutoff of NDCG."""
     chosen = Options.of({"permutations": permutations, "bootstrap": bootstrap, "seed": seed, "resampling": resampling})
+    settings: GateSettings = build(GateSettings, {"fail_on_drop": fail_on_drop, "alpha": alpha, "measures": measures})
     reported = sorted(
         {Cutoff(row[c.MEASURE], row[c.K]) for row in report.evaluation.summary},
         key=lambda cut: report_order(cut.measure, cut.k),
     )
-    entries = [measures] if isinstance(measures, str) else list(measures)
-    rule = GateRule(
-        parse_threshold(fail_on_drop), gated_cutoffs(entries, reported, "measures entry", VOICE_PYTHON), parse_alpha(alpha)
-    )
-    plan = Resampling.of(chosen)
+    rule = settings.rule(reported, VOICE_PYTHON)
+    if rule is None:
+        raise ConfigError("fail_on_drop must be a drop such as 0.01 (absolute) or 2% (relative), got None")
+    against = Reference.baseline(reference) if isinstance(reference, str) else gate_reference(reference, judgments_of(report))
     spark = report.per_query.sparkSession
     with session_settings(spark, PLAN_CONF):
-        if isinstance(reference, str):
-            return verdict(report, rule, plan, baseline=reference)
-        return verdict(report, rule, plan, earlier=reference)
+        return judge(report.per_query, report.evaluation, rule, Resampling.of(chosen), [against])
 
 
 def read_qrels(spark: SparkSession, path: str) -> DataFrame:

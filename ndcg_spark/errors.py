@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ndcg_spark.remedies import VOICE_PYTHON, Remedy, Voice
+from ndcg_spark.remedies import VOICE_JOB, VOICE_PYTHON, Remedy, Setting, Voice
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -19,13 +19,32 @@ class NdcgSparkError(Exception):
 
     exit_code = EXIT_FAILURE
     remedy: Remedy | None = None
+    # The setting whose value is refused: its message names the Python keyword, and the command
+    # adds the flag and the config key that set it.
+    setting: Setting | None = None
 
     def __str__(self) -> str:
         return self.said(VOICE_PYTHON)
 
+    # The setting that names an input's columns, when the input lacks one: the remedy to name.
+    naming: Setting | None = None
+
     def said(self, voice: Voice) -> str:
         message = super().__str__()
+        if self.setting is not None and voice == VOICE_JOB:
+            message = f"{message} ({self.setting.where()})"
+        if self.naming is not None:
+            message = f"{message}; {_naming(self.naming, voice)}"
         return message if self.remedy is None else f"{message}; {self.remedy.phrase(voice)}"
+
+
+def _naming(setting: Setting, voice: Voice) -> str:
+    if voice == VOICE_PYTHON:
+        return f'if its columns have other names, pass {setting.keyword}={{"doc_id": "item", ...}}'
+    return (
+        f"if its columns have other names, pass {setting.flag} doc_id=item,..."
+        f' (config file: [{setting.section}] {setting.key} = {{doc_id = "item"}})'
+    )
 
 
 class ConfigError(NdcgSparkError):
@@ -51,9 +70,11 @@ class InputError(NdcgSparkError):
         bad: int = 0,
         rows: int = 0,
         remedy: Remedy | None = None,
+        naming: Setting | None = None,
     ) -> None:
         super().__init__(message)
         self.remedy = remedy
+        self.naming = naming
         self.column = column
         self.problem = problem
         self.bad = bad

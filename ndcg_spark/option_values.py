@@ -4,7 +4,7 @@ a Python argument alike, so that a bad value gets the same one-line message wher
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -27,40 +27,68 @@ class ColumnNames:
     rank: str = c.RANK
 
 
+# The canonical columns each input has, which its own names (--judgments-columns,
+# --results-columns) may rename.
+JUDGMENT_COLUMNS = (c.QUERY_ID, c.DOC_ID, c.RELEVANCE)
+RESULT_COLUMNS = (c.QUERY_ID, c.DOC_ID, c.SCORE, c.RUN_ID, c.RANK)
+
+Renames = tuple[tuple[str, str], ...]
+"""One input's own column names: (canonical, input name) pairs, over the names of both inputs."""
+
+
+def _mapping(value: Any, name: str, allowed: Sequence[str]) -> dict[str, str]:
+    """{canonical: input name} from a mapping or its text form 'doc_id=item,score=prediction';
+    unknown keys are refused."""
+    if isinstance(value, str):
+        entries = [entry.partition("=") for entry in value.split(",")]
+        if any(not sep for _, sep, _ in entries):
+            raise ConfigError(f"{name} must be CANONICAL=INPUT pairs, e.g. doc_id=item,score=prediction, got {value!r}")
+        value = {key.strip(): given.strip() for key, _, given in entries}
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{name} must map canonical names to input names, got {value!r}")
+    unknown = sorted(set(value) - set(allowed))
+    if unknown:
+        raise ConfigError(f"{name}: unknown column key(s): {', '.join(map(str, unknown))} (known: {', '.join(allowed)})")
+    for key, given in value.items():
+        if not isinstance(given, str) or not given:
+            raise ConfigError(f"{name}: column {key} must be a non-empty string, got {given!r}")
+    return dict(value)
+
+
 def column_names(value: ColumnNames | Mapping[str, str] | str | None) -> ColumnNames:
-    """ColumnNames from a mapping of canonical name to input name, or its text form
-    'doc_id=item,score=prediction'; unknown keys are refused."""
+    """ColumnNames of both inputs from a mapping of canonical name to input name, or its text
+    form 'doc_id=item,score=prediction'; unknown keys are refused."""
     if value is None or value == "":
         return ColumnNames()
     if isinstance(value, ColumnNames):
         return value
-    if isinstance(value, str):
-        entries = [entry.partition("=") for entry in value.split(",")]
-        if any(not sep for _, sep, _ in entries):
-            raise ConfigError(f"columns must be CANONICAL=INPUT pairs, e.g. doc_id=item,score=prediction, got {value!r}")
-        value = {name.strip(): given.strip() for name, _, given in entries}
-    if not isinstance(value, Mapping):
-        raise ConfigError(f"columns must map canonical names to input names, got {value!r}")
-    allowed = [f.name for f in fields(ColumnNames)]
-    unknown = sorted(set(value) - set(allowed))
-    if unknown:
-        raise ConfigError(f"unknown column key(s): {', '.join(unknown)} (known: {', '.join(allowed)})")
-    for key, name in value.items():
-        if not isinstance(name, str) or not name:
-            raise ConfigError(f"column {key} must be a non-empty string, got {name!r}")
-    return ColumnNames(**value)
+    return ColumnNames(**_mapping(value, "columns", [f.name for f in fields(ColumnNames)]))
+
+
+def input_renames(name: str, allowed: Sequence[str]) -> Callable[[Any], Renames]:
+    """The check of one input's own column names (`name`: its keyword), which may rename only
+    the columns that input has."""
+
+    def parse(value: Any) -> Renames:
+        if value is None or value == "" or value == () or value == {}:
+            return ()
+        if isinstance(value, tuple) and all(isinstance(pair, tuple) for pair in value):
+            value = dict(value)
+        return tuple(sorted(_mapping(value, name, allowed).items()))
+
+    return parse
 
 
 def parse_ks(value: Any) -> tuple[int, ...]:
     """Cutoffs from '5,10,20' or a list; sorted, unique, each a positive integer."""
     items = value.split(",") if isinstance(value, str) else value
     if not isinstance(items, (list, tuple)) or not items:
-        raise ConfigError(f"k must be a list of positive integers, got {value!r}")
+        raise ConfigError(f"ks must be a list of positive integers, got {value!r}")
     ks = []
     for item in items:
         text = str(item).strip()
         if isinstance(item, bool) or not text.lstrip("+").isdigit() or int(text) <= 0:
-            raise ConfigError(f"k must be positive integers, got {item!r} in {value!r}")
+            raise ConfigError(f"ks must be positive integers, got {item!r} in {value!r}")
         ks.append(int(text))
     return tuple(sorted(set(ks)))
 

@@ -9,20 +9,25 @@ field here plus its logic."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field, fields
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
+from ndcg_spark.declarations import WHOLE_TABLE, declared, recorded, setting, settings_table
+from ndcg_spark.declarations import checked as checked_values
+from ndcg_spark.declarations import spelling as spelling_of
 from ndcg_spark.errors import ConfigError
 from ndcg_spark.measures import NDCG_MEASURES, Measure, parse_measures
 from ndcg_spark.option_values import (
+    JUDGMENT_COLUMNS,
+    RESULT_COLUMNS,
     ColumnNames,
     GainTable,
-    boolean,
-    choice,
+    Renames,
     column_names,
     count,
     format_gains,
+    input_renames,
     parse_gains,
     parse_ks,
     parse_names,
@@ -66,34 +71,11 @@ MAX_DEPTH = 2**31 - 1
 
 # The config file's tables that hold options.
 EVALUATION, VALIDATION, COMPARISON, SLICES, COLUMNS = "evaluation", "validation", "comparison", "slices", "columns"
-WHOLE_TABLE = ""
-"""A declaration's key when the option is its whole table (the input column names: [columns])."""
-
-_DECLARED = "ndcg_spark.option"
-
-
-@dataclass(frozen=True)
-class Declared:
-    """How one option is checked and spelled, beside its field (name, type, default)."""
-
-    help: str
-    section: str  # the config file's table
-    key: str | None = None  # the key in it (None: the field's name; WHOLE_TABLE: the table itself)
-    flag: str | None = None  # the command's flag (None: --the-field-name)
-    choices: tuple[str, ...] = ()
-    parse: Callable[[Any], Any] | None = None  # the value from any caller's form; ConfigError if bad
-    switch: bool = False  # true or false: --name and --no-name on the command line
-    record: Callable[[Any], Any] | None = None  # its JSON form in the manifest (None: as it is)
-    shown: str | None = None  # its default in the docs (None: from the default)
-    repeat: bool = False  # the flag can be given again, each time adding to the value
 
 
 def option(default: Any, help: str, section: str, **declared: Any) -> Any:  # noqa: A002 - argparse's word
-    """A field of Options with its declaration (see Declared)."""
-    metadata = {_DECLARED: Declared(help, section, **declared)}
-    if isinstance(default, ColumnNames):
-        return field(default_factory=ColumnNames, metadata=metadata)
-    return field(default=default, metadata=metadata)
+    """A field of Options with its declaration (declarations.Declared)."""
+    return setting(default, help, section, **declared)
 
 
 def _run_name(value: Any) -> str:
@@ -193,12 +175,33 @@ class Options:
     )
     columns: ColumnNames = option(
         ColumnNames(),
-        "input column names, CANONICAL=YOURS,... (e.g. doc_id=item,score=prediction; in Python also a dict)",
+        "the column names of both inputs, CANONICAL=YOURS,... (e.g. query_id=qid; in Python also a dict);"
+        " judgments_columns and results_columns name one input's",
         COLUMNS,
         key=WHOLE_TABLE,
         parse=column_names,
         record=dataclasses.asdict,
         shown="the canonical names",
+    )
+    judgments_columns: Renames = option(
+        (),
+        "the judgments' own column names, over columns: CANONICAL=YOURS,... of query_id, doc_id, relevance"
+        " (e.g. doc_id=docno,relevance=grade)",
+        COLUMNS,
+        key="judgments",
+        parse=input_renames("judgments_columns", JUDGMENT_COLUMNS),
+        record=dict,
+        shown="none",
+    )
+    results_columns: Renames = option(
+        (),
+        "the results' own column names, over columns: CANONICAL=YOURS,... of query_id, doc_id, score, run_id, rank"
+        " (e.g. doc_id=item,score=prediction)",
+        COLUMNS,
+        key="results",
+        parse=input_renames("results_columns", RESULT_COLUMNS),
+        record=dict,
+        shown="none",
     )
     baseline: str | None = option(None, "the run every other run is compared against", COMPARISON, parse=_baseline)
     permutations: int = option(
@@ -239,7 +242,7 @@ class Options:
     def validated(self) -> Options:
         """A copy with every value checked and normalized; every problem is a ConfigError. NDCG
         asked for by name joins ks and uncut, so that `measures` holds the others only."""
-        checked = dataclasses.replace(self, **{item.name: _check(item, getattr(self, item.name)) for item in declared(self)})
+        checked: Options = checked_values(self)
         ndcg = [measure for measure in checked.measures if measure.name in NDCG_MEASURES]
         if not ndcg:
             return checked
@@ -254,7 +257,7 @@ class Options:
     def of(cls, keywords: Mapping[str, Any]) -> Options:
         """Validated options from keyword arguments (evaluate's); an unknown keyword is a
         ConfigError that lists the known ones."""
-        names = [item.name for item in fields(cls)]
+        names = [item.name for item in declared(cls)]
         unknown = sorted(set(keywords) - set(names))
         if unknown:
             raise ConfigError(f"unknown option(s): {', '.join(unknown)} (known: {', '.join(names)})")
@@ -262,7 +265,17 @@ class Options:
 
     def recorded(self) -> dict[str, Any]:
         """Every option as the manifest records it, under its keyword."""
-        return {item.name: _record(item, getattr(self, item.name)) for item in declared(self)}
+        return recorded(self)
+
+    @property
+    def judgment_names(self) -> ColumnNames:
+        """The judgments' column names: columns, with judgments_columns over them."""
+        return dataclasses.replace(self.columns, **dict(self.judgments_columns))
+
+    @property
+    def result_names(self) -> ColumnNames:
+        """The results' column names: columns, with results_columns over them."""
+        return dataclasses.replace(self.columns, **dict(self.results_columns))
 
     @property
     def variant(self) -> str:
@@ -272,71 +285,14 @@ class Options:
         return describe_variant(self.gain, self.gains, self.judged_only, self.max_depth, level)
 
 
-def declaration(item: dataclasses.Field) -> Declared:
-    spec: Declared = item.metadata[_DECLARED]
-    return spec
-
-
-def declared(kind: Options | type[Options] = Options) -> Iterator[dataclasses.Field]:
-    """The declared options' fields, in their order."""
-    return (item for item in fields(kind) if _DECLARED in item.metadata)
-
-
-def _check(item: dataclasses.Field, value: Any) -> Any:
-    spec = declaration(item)
-    if spec.switch:
-        return boolean(item.name, value)
-    if spec.choices:
-        return choice(item.name, value, spec.choices)
-    return value if spec.parse is None else spec.parse(value)
-
-
-def _record(item: dataclasses.Field, value: Any) -> Any:
-    spec = declaration(item)
-    return value if spec.record is None else spec.record(value)
-
-
-def flag_of(item: dataclasses.Field) -> str:
-    spec = declaration(item)
-    return spec.flag or "--" + item.name.replace("_", "-")
-
-
-def key_of(item: dataclasses.Field) -> str:
-    spec = declaration(item)
-    return item.name if spec.key is None else spec.key
-
-
 def spelling(name: str, kind: type[Options] = Options) -> Setting:
     """How the command, the config file and Python spell the option `name`."""
-    item = next(item for item in declared(kind) if item.name == name)
-    return Setting(name, flag_of(item), declaration(item).section, key_of(item))
-
-
-def _shown(item: dataclasses.Field) -> str:
-    spec = declaration(item)
-    if spec.shown is not None:
-        return spec.shown
-    default = item.default
-    if isinstance(default, bool):
-        return "on" if default else "off"
-    if default is None:
-        return "none"
-    if isinstance(default, tuple):
-        return ",".join(map(str, default))
-    return str(default)
+    return spelling_of(name, kind)
 
 
 def options_table(kind: type[Options] = Options) -> str:
     """The Markdown table of docs/options.md: each option as each caller spells it."""
-    lines = ["| Python keyword | flag | config key | default | meaning |", "|---|---|---|---|---|"]
-    for item in declared(kind):
-        spec = declaration(item)
-        flag = flag_of(item) + (f", --no-{flag_of(item)[2:]}" if spec.switch else "")
-        key = f"[{spec.section}]" + (f" {key_of(item)}" if key_of(item) != WHOLE_TABLE else "")
-        choices = f" ({' or '.join(spec.choices)})" if spec.choices else ""
-        meaning = spec.help.replace("|", "\\|")
-        lines.append(f"| `{item.name}` | `{flag}` | `{key}` | {_shown(item)}{choices} | {meaning} |")
-    return "\n".join(lines) + "\n"
+    return settings_table(kind)
 
 
 def describe_variant(

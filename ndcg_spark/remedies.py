@@ -21,6 +21,13 @@ class Setting:
     section: str  # the config file's table
     key: str  # the key in that table
 
+    def where(self) -> str:
+        """Where the command takes it: its flag and its config key, those it has."""
+        places = [f"flag {self.flag}"] if self.flag else []
+        if self.section:
+            places.append(f"config file: [{self.section}]" + (f" {self.key}" if self.key else ""))
+        return ", ".join(places)
+
 
 @dataclass(frozen=True)
 class Remedy:

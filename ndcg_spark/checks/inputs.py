@@ -27,7 +27,7 @@ from ndcg_spark.options import (
     Options,
     spelling,
 )
-from ndcg_spark.remedies import Remedy
+from ndcg_spark.remedies import Remedy, Setting
 
 JUDGMENTS = "judgments"
 RESULTS = "results"
@@ -110,12 +110,20 @@ def _column_type(frame: DataFrame, name: str) -> T.DataType:
     return frame.schema[name].dataType
 
 
-def require_columns(frame: DataFrame, label: str, path: str, names: Sequence[str], what: str = "column(s)") -> None:
-    """Refuse an input that lacks any of `names`, listing what it has."""
+# The settings that name one input's columns: a missing column's remedy.
+_NAME_JUDGMENTS, _NAME_RESULTS = spelling("judgments_columns"), spelling("results_columns")
+
+
+def require_columns(
+    frame: DataFrame, label: str, path: str, names: Sequence[str], renamed_by: Setting | None = None, what: str = "column(s)"
+) -> None:
+    """Refuse an input that lacks any of `names`, listing what it has and, when a setting names
+    the input's columns, that setting."""
     missing = [name for name in names if name not in frame.columns]
     if missing:
         raise InputError(
-            f"{label} {path}: missing {what} {', '.join(repr(m) for m in missing)} (found: {', '.join(frame.columns)})"
+            f"{label} {path}: missing {what} {', '.join(repr(m) for m in missing)} (found: {', '.join(frame.columns)})",
+            naming=renamed_by,
         )
 
 
@@ -188,21 +196,23 @@ def canonical_inputs(judgments: Source, results: Sequence[Source], options: Opti
     results sources become one input, each source's rows tagged with its index (columns.INPUT).
     `located` says the frames carry Spark's file metadata (read from files), so a failed check
     can name the file holding the first bad row."""
-    names = options.columns
-    require_columns(judgments.frame, JUDGMENTS, judgments.path, [names.query_id, names.doc_id, names.relevance])
+    judged, names = options.judgment_names, options.result_names
+    require_columns(
+        judgments.frame, JUDGMENTS, judgments.path, [judged.query_id, judged.doc_id, judged.relevance], _NAME_JUDGMENTS
+    )
     required = [names.query_id, names.doc_id, names.score]
     if options.order_by == ORDER_BY_RANK:
         required.append(names.rank)
     _distinct_names(results)
     for source in results:
-        require_columns(source.frame, RESULTS, source.path, required)
+        require_columns(source.frame, RESULTS, source.path, required, _NAME_RESULTS)
     id_types = IdTypes(
         *[
             shared_id_type(
-                _check_id_type(judgments.frame, JUDGMENTS, judgments.path, name),
-                *[_check_id_type(source.frame, RESULTS, source.path, name) for source in results],
+                _check_id_type(judgments.frame, JUDGMENTS, judgments.path, getattr(judged, name)),
+                *[_check_id_type(source.frame, RESULTS, source.path, getattr(names, name)) for source in results],
             )
-            for name in (names.query_id, names.doc_id)
+            for name in (c.QUERY_ID, c.DOC_ID)
         ]
     )
     _known_runs(results, options)
@@ -234,7 +244,7 @@ def _distinct_names(results: Sequence[Source]) -> None:
 def _known_runs(results: Sequence[Source], options: Options) -> None:
     """When no results source has a run_id column, every run is known before any row is read:
     a baseline that names another is refused now."""
-    if options.baseline is None or any(options.columns.run_id in source.frame.columns for source in results):
+    if options.baseline is None or any(options.result_names.run_id in source.frame.columns for source in results):
         return
     runs = [source.name or options.run_id for source in results]
     if options.baseline not in runs:
@@ -262,7 +272,7 @@ def _merged(inputs: Sequence[Input], sources: Sequence[Source]) -> Input:
 
 
 def _judgments(raw: DataFrame, path: str, options: Options, id_types: IdTypes, located: bool) -> Input:
-    names = options.columns
+    names = options.judgment_names
     relevance_type = _column_type(raw, names.relevance)
     relevance = sql_name(c.RELEVANCE)
     checks = _null_checks([(names.query_id, c.QUERY_ID), (names.doc_id, c.DOC_ID), (names.relevance, c.RELEVANCE)])
@@ -303,7 +313,7 @@ def _judgments(raw: DataFrame, path: str, options: Options, id_types: IdTypes, l
 
 def _results(source: Source, options: Options, id_types: IdTypes, located: bool, index: int | None) -> Input:
     """One results source in canonical columns; with an index (one of several), tagged INPUT."""
-    raw, path, names = source.frame, source.path, options.columns
+    raw, path, names = source.frame, source.path, options.result_names
     score_type = _column_type(raw, names.score)
     if not isinstance(score_type, T.NumericType):
         raise _wrong_type(RESULTS, path, names.score, score_type, "a number (double)")

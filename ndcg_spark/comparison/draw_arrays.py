@@ -22,8 +22,8 @@ from pyspark.sql import SparkSession
 
 from ndcg_spark import columns as c
 from ndcg_spark.comparison import xxhash
+from ndcg_spark.comparison.draws import BOOTSTRAP_TAG, POISSON_CDF, RANDOMIZATION_TAG, UNIFORM_BITS
 from ndcg_spark.comparison.pairing import DRAW, DRAWS, EXACT_DRAWS, INDEX, PERMS, WEIGHTS
-from ndcg_spark.comparison.resampling import BOOTSTRAP_TAG, POISSON_CDF, RANDOMIZATION_TAG, UNIFORM_BITS
 
 Array = Any  # numpy arrays; their dtypes' stubs are noise here
 

@@ -21,7 +21,6 @@ Resampling's engine chooses.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from pyspark.sql import Column, DataFrame, SparkSession, Window
@@ -29,6 +28,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
+from ndcg_spark.comparison.draws import BOOTSTRAP_TAG, POISSON_CDF, RANDOMIZATION_TAG, UNIFORM_BITS
 from ndcg_spark.comparison.pairing import DRAW, DRAWS, EXACT_DRAWS, INDEX, N_PAIRS, PERMS, SIGN, WEIGHT, WEIGHTS, cutoff_column
 from ndcg_spark.comparison.rows import Cutoff, Resampling
 from ndcg_spark.frames import count_where, local_frame, sql_name
@@ -37,13 +37,8 @@ CONFIDENCE = 0.95
 MAX_EXACT_QUERIES = 20  # 2^20 sign patterns: beyond that, exact enumeration is never asked for
 _FIXED_LIMIT = 4 * 10**18  # sums of fixed-point values stay below 2^63
 _MAX_SCALE = 10**12
-# Poisson(1) cumulative probabilities: a uniform draw below the j-th is a count of j.
-POISSON_CDF = tuple(sum(math.exp(-1.0) / math.factorial(i) for i in range(j + 1)) for j in range(18))
-UNIFORM_BITS = 53
 # draw_arrays: (run, query) rows per task, and at most this many tasks.
 ROWS_PER_TASK, MAX_TASKS = 20_000, 200
-# The first argument of each test's hash: the two tests draw independently.
-RANDOMIZATION_TAG, BOOTSTRAP_TAG = "randomization", "bootstrap"
 
 
 def fixed_scale(max_queries: int) -> int:

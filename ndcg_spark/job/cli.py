@@ -10,10 +10,9 @@ import sys
 from collections.abc import Sequence
 
 from ndcg_spark import progress
-from ndcg_spark.comparison.verdict import reference_in_words
 from ndcg_spark.errors import EXIT_FAILURE, EXIT_OK, EXIT_QUALITY_DROPPED, ConfigError, NdcgSparkError, first_line
 from ndcg_spark.job import trec_eval_command
-from ndcg_spark.job.config import parse_args
+from ndcg_spark.job.command_line import parse_args
 from ndcg_spark.job.run import repair, run
 from ndcg_spark.job.session import progress_bar
 from ndcg_spark.progress import LOG_TEXT
@@ -67,7 +66,7 @@ def main(argv: Sequence[str]) -> int:
             else:
                 verdict = run(config, interactive, html_report() if config.html_report else None)
                 if verdict is not None and not verdict.passed:
-                    failed = ", ".join(f"{row.run_id} {row.label} against {reference_in_words(row)}" for row in verdict.failed)
+                    failed = ", ".join(f"{row.run_id} {row.label} against {row.reference_in_words}" for row in verdict.failed)
                     print(f"ndcg-spark: quality dropped (the report is published): {failed}", file=sys.stderr)
                     return EXIT_QUALITY_DROPPED
     except SystemExit as usage:  # argparse has already printed its message

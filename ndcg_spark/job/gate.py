@@ -3,19 +3,18 @@ manifests, before any input is read), and the verdict on this run's report."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from pyspark.sql import SparkSession
 
-from ndcg_spark.comparison.gate import Verdict
-from ndcg_spark.comparison.rows import Resampling
+from ndcg_spark.comparison.rows import Resampling, cutoffs_of
 from ndcg_spark.errors import ConfigError
-from ndcg_spark.gating import verdict
+from ndcg_spark.gate.against import Reference, judge
+from ndcg_spark.gate.verdict import Verdict
 from ndcg_spark.io.layout import LATEST
-from ndcg_spark.job.config import PREVIOUS, JobConfig
-from ndcg_spark.publish.read_back import confirm_unchanged, read_manifests, read_report, records_files
+from ndcg_spark.job.settings import PREVIOUS, JobConfig
+from ndcg_spark.publish.manifest import InputRecord
+from ndcg_spark.publish.read_back import confirm_unchanged, gate_reference, read_manifests, read_report
 from ndcg_spark.report.result import Report
 
 
@@ -30,8 +29,8 @@ class Earlier:
 def earlier_date(spark: SparkSession, config: JobConfig) -> Earlier:
     """--against-previous: the latest date published before this run's (none on an output's first
     date: nothing to gate against, which passes); --against-date: that date, which must be published."""
-    against = config.gate.against
-    if config.gate.rule is None or against is None or config.eval_date is None:
+    against = config.against
+    if config.gate.fail_on_drop is None or against is None or config.eval_date is None:
         return Earlier()
     published, unreadable = read_manifests(spark, config.output)
     found = sorted(label for label in [*published, *unreadable] if label != LATEST)
@@ -42,7 +41,7 @@ def earlier_date(spark: SparkSession, config: JobConfig) -> Earlier:
             return Earlier(note=f"nothing to gate against: no eval date before {today} is published in {config.output}")
         if before[-1] in unreadable:
             raise unreadable[before[-1]]
-        if not records_files(published[before[-1]]):  # the first night after an upgrade
+        if not published[before[-1]].records_files:  # the first night after an upgrade
             return Earlier(note=f"nothing to gate against: {before[-1]} was published by a version that did not record its files")
         return Earlier(before[-1])
     label = against.isoformat()
@@ -54,7 +53,7 @@ def earlier_date(spark: SparkSession, config: JobConfig) -> Earlier:
         )
     if label in unreadable:
         raise unreadable[label]
-    if not records_files(published[label]):
+    if not published[label].records_files:
         raise ConfigError(
             f"--against-date {label}: that date was published by a version that did not record its files;"
             " publish it again, or gate against a later date"
@@ -63,37 +62,19 @@ def earlier_date(spark: SparkSession, config: JobConfig) -> Earlier:
 
 
 def gate_verdict(
-    spark: SparkSession, config: JobConfig, report: Report, earlier: Earlier, judgments: Mapping[str, Any]
+    spark: SparkSession, config: JobConfig, report: Report, earlier: Earlier, judgments: InputRecord | None
 ) -> Verdict | None:
     """The verdict on this run's report, or None when no gate is asked for; `judgments` is this
     run's record of its judgments (manifest.input_records)."""
-    rule = config.gate.rule
+    options = config.options
+    rule = config.gate.rule(cutoffs_of(options.ks, options.uncut, options.measures))
     if rule is None:
         return None
-    options = config.options
-    reference = None if earlier.label is None else read_report(config.output, earlier.label, spark=spark)
-    result = verdict(
-        report,
-        rule,
-        Resampling.of(options),
-        baseline=options.baseline,
-        earlier=reference,
-        judgments=judgments,
-        note=earlier.note,
-    )
-    if reference is not None:
-        confirm_unchanged(reference, config.output, spark=spark)  # not republished while it was read
+    references = [] if options.baseline is None else [Reference.baseline(options.baseline)]
+    earlier_report = None if earlier.label is None else read_report(config.output, earlier.label, spark=spark)
+    if earlier_report is not None:
+        references.append(gate_reference(earlier_report, judgments))
+    result = judge(report.per_query, report.evaluation, rule, Resampling.of(options), references, earlier.note)
+    if earlier_report is not None:
+        confirm_unchanged(earlier_report, config.output, spark=spark)  # not republished while it was read
     return result
-
-
-def manifest_entry(result: Verdict) -> dict[str, Any]:
-    """The verdict as the manifest records it (the rule is in its config, under gate)."""
-    return {
-        "passed": result.passed,
-        "references": sorted({row.reference for row in result.rows}),
-        "failed": [
-            {"reference": row.reference, "run_id": row.run_id, "measure": row.measure, "k": row.k, "difference": row.difference}
-            for row in result.failed
-        ],
-        "note": result.note,
-    }

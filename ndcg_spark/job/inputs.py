@@ -8,14 +8,15 @@ from ndcg_spark.checks.inputs import JUDGMENTS, RESULTS, Input, Source, canonica
 from ndcg_spark.errors import ConfigError
 from ndcg_spark.io.parquet import NotParquetError, read_parquet
 from ndcg_spark.io.trec import QRELS, RUN, LineFormat, read_trec
-from ndcg_spark.job.config import FORMAT_TREC, JobConfig
+from ndcg_spark.job.settings import FORMAT_TREC, JobConfig
 from ndcg_spark.scoring.slices import QUERY_METADATA, SliceSource, slice_source
 
 
 def read_input(spark: SparkSession, path: str, label: str, fmt: str, line_format: LineFormat, config: JobConfig) -> DataFrame:
     """Parquet as it is, or trec_eval text parsed into the configured column names."""
     if fmt == FORMAT_TREC:
-        return read_trec(spark, path, label, line_format, config.options.columns)
+        options = config.options
+        return read_trec(spark, path, label, line_format, options.judgment_names if label == JUDGMENTS else options.result_names)
     try:
         return read_parquet(spark, path, label)
     except NotParquetError:
@@ -48,4 +49,5 @@ def read_slices(spark: SparkSession, config: JobConfig) -> SliceSource | None:
     else:
         label, path = RESULTS, config.result_paths[0][1]
     frame = read_parquet(spark, path, label)
-    return slice_source(label, path, frame, config.options.columns.query_id, config.options.slices)
+    names = config.options.result_names if label == RESULTS else config.options.columns
+    return slice_source(label, path, frame, names.query_id, config.options.slices)

@@ -7,23 +7,21 @@ import datetime as dt
 import logging
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 
 from ndcg_spark import columns as c
 from ndcg_spark import progress
-from ndcg_spark.comparison.gate import Verdict
-from ndcg_spark.comparison.verdict import format_verdict
 from ndcg_spark.errors import ConfigError, StateNotReadable
 from ndcg_spark.evaluation import Evaluation, evaluate_checked
+from ndcg_spark.gate.verdict import Verdict
 from ndcg_spark.io.layout import PER_QUERY_DIR
 from ndcg_spark.io.storage import FileSystem, file_system
 from ndcg_spark.job.baseline_watch import baseline_watch
-from ndcg_spark.job.config import JobConfig
-from ndcg_spark.job.gate import earlier_date, gate_verdict, manifest_entry
+from ndcg_spark.job.gate import earlier_date, gate_verdict
 from ndcg_spark.job.inputs import read_inputs, read_slices
 from ndcg_spark.job.session import asks_for_connect, session_conf
+from ndcg_spark.job.settings import JobConfig
 from ndcg_spark.publish import manifest
 from ndcg_spark.publish.atomic import Dataset, Published, stage_all, stage_file, stage_page, write_staged
 from ndcg_spark.publish.commit import Commit, abandon, commit, recover
@@ -74,21 +72,13 @@ def build_session(config: JobConfig, interactive: bool) -> SparkSession:
 
 def _input_paths(config: JobConfig) -> dict[str, str]:
     """The manifest's inputs: judgments, and results (results:NAME for each of several)."""
-    paths = {"judgments": config.judgments}
+    paths = {manifest.JUDGMENTS: config.judgments}
     results = config.result_paths
     if len(results) == 1:
         paths["results"] = results[0][1]
     else:
         paths.update({f"results:{name}": path for name, path in results})
     return paths
-
-
-def _settings(config: JobConfig) -> dict[str, object]:
-    """The configuration as the manifest records it: the job's settings and every option, side by side."""
-    settings = {item.name: getattr(config, item.name) for item in dataclasses.fields(config) if item.name != "options"}
-    settings["named_results"] = dict(config.named_results)
-    settings["gate"] = config.gate.recorded()
-    return {**settings, **config.options.recorded()}
 
 
 def evaluate_paths(spark: SparkSession, config: JobConfig, staging: Staging) -> tuple[DataFrame, Evaluation, DataFrame | None]:
@@ -187,7 +177,7 @@ def _publish(
     render: Renderer | None,
     started: dt.datetime,
     verdict: Verdict | None,
-    inputs: Mapping[str, Mapping[str, Any]],
+    inputs: Mapping[str, manifest.InputRecord],
     texts: DataFrame | None = None,
 ) -> tuple[list[Published], dict[str, str]]:
     """Stage and check every file, then, under the output's lock, record the publication, move
@@ -233,15 +223,15 @@ def _publish(
             spark,
             layout,
             inputs,
-            _settings(config),
+            config.recorded(),
             evaluation,
             published,
             started,
             dt.datetime.now(dt.UTC),
-            None if verdict is None else manifest_entry(verdict),
+            verdict,
         )
         with _publishing(staging, layout, config):
-            commit(staging.fs, layout, Commit(staging.root, tuple(moves), layout.manifest, manifest.text(record)))
+            commit(staging.fs, layout, Commit(staging.root, tuple(moves), layout.manifest, record.text()))
         counts.update(outputs=", ".join(item.path for item in published))
     return published, files
 
@@ -263,23 +253,23 @@ def run(config: JobConfig, interactive: bool, render: Renderer | None) -> Verdic
             report = report_of(per_query, evaluation, config.options)
             inputs = manifest.input_records(spark, _input_paths(config), evaluation)
             verdict = None
-            if config.gate.rule is not None:
+            if config.gate_rule is not None:
                 with progress.step("gate") as counts:
-                    verdict = gate_verdict(spark, config, report, earlier, inputs["judgments"])
+                    verdict = gate_verdict(spark, config, report, earlier, inputs.get(manifest.JUDGMENTS))
                     report = dataclasses.replace(report, gate=None if verdict is None else verdict.frame(spark))
                     counts.update(gated=len(verdict.rows) if verdict else 0, passed=bool(verdict and verdict.passed))
             published, files = _publish(config, staging, report, render, started, verdict, inputs, texts)
     finally:
         staging.discard()
     if verdict is not None:
-        print(format_verdict(verdict))
+        print(verdict)
     print(format_report(evaluation))
     print(f"published {', '.join(item.path for item in published)}; manifest {layout.manifest}")
     if config.mlflow_experiment is not None:
         try:
             with progress.step("mlflow") as counts:
                 logged = log_to_mlflow(
-                    config.mlflow_experiment, layout.label, evaluation, verdict, _settings(config), files, config.output
+                    config.mlflow_experiment, layout.label, evaluation, verdict, config.recorded(), files, config.output
                 )
                 counts.update(experiment=config.mlflow_experiment, run=logged)
         except MlflowLogError as error:

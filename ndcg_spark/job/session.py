@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import TextIO
 
-from ndcg_spark.job.config import JobConfig
+from ndcg_spark.job.settings import JobConfig
 from ndcg_spark.progress import SPARK_SUBMIT_GATEWAY
 from ndcg_spark.spark_conf import PLAN_CONF
 

@@ -22,10 +22,10 @@ from typing import Any
 from ndcg_spark.errors import StateNotReadable
 from ndcg_spark.io.storage import FileSystem, parse_record
 from ndcg_spark.progress import LOGGER
-from ndcg_spark.publish import manifest
 from ndcg_spark.publish.atomic import Move, place
 from ndcg_spark.publish.events import reached
 from ndcg_spark.publish.layout import COMMIT_FILE, PublicationLayout
+from ndcg_spark.publish.manifest import FileRecord, Manifest
 from ndcg_spark.publish.staging import STAGING_DIR
 
 _WHAT = "commit record"
@@ -83,15 +83,18 @@ def _apply(fs: FileSystem, publication: Commit) -> None:
         place(fs, move)
         reached("moved", move.name)
     fs.mkdirs(publication.manifest_path.rsplit("/", 1)[0])
-    fs.write_text(publication.manifest_path, manifest.with_files(publication.manifest, _placed(fs, publication.moves)))
+    record = Manifest.from_json(
+        parse_record(publication.manifest, publication.manifest_path, "manifest"), publication.manifest_path
+    )
+    fs.write_text(publication.manifest_path, record.with_files(_placed(fs, publication.moves)).text())
     reached("manifest")
 
 
-def _placed(fs: FileSystem, moves: tuple[Move, ...]) -> dict[str, list[dict[str, object]]]:
+def _placed(fs: FileSystem, moves: tuple[Move, ...]) -> dict[str, list[FileRecord]]:
     """Each output's files as they are now in place: what a reader checks that it reads (their
     size and time change when a later run replaces them; a rename keeps them, a copy on an
     object store does not, hence after the moves)."""
-    placed: dict[str, list[dict[str, object]]] = {}
+    placed: dict[str, list[FileRecord]] = {}
     for move in moves:
         # A dataset's folder is listed once (one call to the store), a single file looked up.
         listed = {info.path.rsplit("/", 1)[1]: info for info in fs.children(move.target)} if move.files else {}
@@ -99,14 +102,7 @@ def _placed(fs: FileSystem, moves: tuple[Move, ...]) -> dict[str, list[dict[str,
         for path, rows in files.items():
             name = path.rsplit("/", 1)[1]
             info = listed.get(name) or fs.info(path)
-            placed.setdefault(move.name, []).append(
-                {
-                    manifest.FILE_NAME: name,
-                    manifest.FILE_BYTES: info.size,
-                    manifest.FILE_MODIFIED: info.modified_ms,
-                    manifest.FILE_ROWS: rows,
-                }
-            )
+            placed.setdefault(move.name, []).append(FileRecord(name, info.size, info.modified_ms, rows))
     return placed
 
 

@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ndcg_spark import columns as c
-from ndcg_spark.comparison.gate import Verdict
 from ndcg_spark.errors import NdcgSparkError
 from ndcg_spark.evaluation import Evaluation
+from ndcg_spark.gate.verdict import Verdict
 from ndcg_spark.measures import Measure
 
 MAX_PARAM_CHARS = 500  # MLflow's older servers refuse longer param values

@@ -31,15 +31,15 @@ from ndcg_spark.comparison.rows import ComparisonRow
 from ndcg_spark.errors import ConfigError, NdcgSparkError, StateNotReadable
 from ndcg_spark.evaluation import Evaluation, RunCounts, measure_order, slice_order
 from ndcg_spark.frames import local_frame
+from ndcg_spark.gate.against import Reference
 from ndcg_spark.io.layout import COMPARISON_DIR, GATE_DIR, LATEST, PER_QUERY_DIR, SLICES_DIR, SUMMARY_DIR, OutputLayout
 from ndcg_spark.io.storage import FileSystem, file_system, parse_record
 from ndcg_spark.publish.layout import MANIFEST_DIR
-from ndcg_spark.publish.manifest import FILE_BYTES, FILE_MODIFIED, FILE_NAME, FILE_ROWS, FILES, OUTPUTS
+from ndcg_spark.publish.manifest import FileRecord, InputRecord, Manifest
 from ndcg_spark.report.result import Report
 from ndcg_spark.sessions import is_connect
 
 _FILE, _BYTES, _MODIFIED = "_file", "_bytes", "_modified_ms"
-_FOLDER = "_folder"  # where a dataset's files are read from: under the output as given
 _SMALL = (SUMMARY_DIR, COMPARISON_DIR, SLICES_DIR, GATE_DIR)  # read at once, a few rows each
 _JSON = ".json"
 
@@ -68,7 +68,7 @@ def _manifest_name(name: str) -> bool:
     return name.endswith(_JSON) and not name.startswith((".", "_"))
 
 
-def read_manifests(spark: SparkSession, output: str) -> tuple[dict[str, dict[str, Any]], dict[str, ManifestNotReadable]]:
+def read_manifests(spark: SparkSession, output: str) -> tuple[dict[str, Manifest], dict[str, ManifestNotReadable]]:
     """Every published date's manifest, by label (YYYY-MM-DD, or 'latest' for an undated report),
     and apart, each one that cannot be read, as the error that names it. The listing is filtered
     by name before anything is read. On a classic session the driver lists and reads them (no
@@ -88,30 +88,17 @@ def read_manifests(spark: SparkSession, output: str) -> tuple[dict[str, dict[str
         except AnalysisException:  # no manifest folder: nothing published
             return {}, {}
         texts = {unquote(row[_FILE]): row["value"] for row in rows if _manifest_name(unquote(row[_FILE]))}
-    readable: dict[str, dict[str, Any]] = {}
+    readable: dict[str, Manifest] = {}
     unreadable: dict[str, ManifestNotReadable] = {}
     for name, text in texts.items():
         label, path = name.removesuffix(_JSON), f"{folder}/{name}"
         try:
-            readable[label] = _manifest(parse_record(text, path, "manifest"), path)
+            readable[label] = Manifest.from_json(parse_record(text, path, "manifest"), path)
         except StateNotReadable as error:
             unreadable[label] = ManifestNotReadable(
                 f"{error}: publish {label} again (run that date), or set the manifest aside with {repair_command(output)}"
             )
     return readable, unreadable
-
-
-def _manifest(record: dict[str, Any], path: str) -> dict[str, Any]:
-    """A manifest's record, checked for the shape its readers rely on."""
-    outputs = record.get(OUTPUTS, {})
-    if not isinstance(outputs, dict) or not all(isinstance(entry, dict) for entry in outputs.values()):
-        raise StateNotReadable(f"manifest {path} holds JSON of the wrong shape ({OUTPUTS} is not an object of objects)")
-    for entry in outputs.values():
-        files = entry.get(FILES, [])
-        keys = {FILE_NAME, FILE_BYTES, FILE_MODIFIED, FILE_ROWS}
-        if not isinstance(files, list) or not all(isinstance(item, dict) and keys <= item.keys() for item in files):
-            raise StateNotReadable(f"manifest {path} holds JSON of the wrong shape (a file without {', '.join(sorted(keys))})")
-    return record
 
 
 _SET_ASIDE = ".unreadable"  # under _manifests/: a hidden folder, which the listing skips
@@ -137,27 +124,20 @@ def unfinished_dates(spark: SparkSession, output: str) -> list[str]:
     fs = file_system(spark, output)
     broken = []
     for label, record in sorted(read_manifests(spark, output)[0].items()):
-        if not records_files(record):
+        if not record.records_files:
             continue
         outputs, _ = _located(record, output)
         for entry in outputs.values():
-            listed = {info.path.rsplit("/", 1)[1]: info.size for info in fs.children(entry[_FOLDER])}
-            if any(listed.get(item[FILE_NAME]) != item[FILE_BYTES] for item in entry[FILES]):
+            listed = {info.path.rsplit("/", 1)[1]: info.size for info in fs.children(entry.folder)}
+            if any(listed.get(item.name) != item.bytes for item in entry.files):
                 broken.append(label)
                 break
     return broken
 
 
-def manifests(spark: SparkSession, output: str) -> dict[str, dict[str, Any]]:
+def manifests(spark: SparkSession, output: str) -> dict[str, Manifest]:
     """The readable manifests of read_manifests."""
     return read_manifests(spark, output)[0]
-
-
-def records_files(record: Mapping[str, Any]) -> bool:
-    """Whether a manifest names its datasets' files (a version before that did not: such a date
-    cannot be read back whole)."""
-    outputs = record.get(OUTPUTS, {})
-    return PER_QUERY_DIR in outputs and all(FILES in entry for entry in outputs.values())
 
 
 def published_dates(output: str, *, spark: SparkSession | None = None) -> list[dt.date]:
@@ -189,7 +169,7 @@ def read_report(output: str, eval_date: dt.date | str | None = None, *, spark: S
     if label in unreadable:
         raise unreadable[label]
     record = found[label]
-    if not records_files(record):
+    if not record.records_files:
         raise ReportNotReadable(
             f"{output}'s report for {label} was published by a version that did not record its files: publish that date again"
         )
@@ -211,8 +191,34 @@ def read_report(output: str, eval_date: dt.date | str | None = None, *, spark: S
         slices=None if slices is None else slices[1],
         evaluation=evaluation,
         gate=None if gate is None else gate[1],
-        manifest=record,
+        manifest=record.to_json(),
     )
+
+
+def gate_reference(earlier: Report, judgments: InputRecord | None = None) -> Reference:
+    """An earlier report read back, as the gate's reference: named by its eval date, its
+    judgments compared with this run's (`judgments`; None: unknown)."""
+    record = Manifest.from_json(earlier.manifest or {}, "of the earlier report")
+    earlier_judgments = record.judgments
+    changed = None if earlier_judgments is None else earlier_judgments.differs(judgments)
+    return Reference.earlier(record.eval_date or EARLIER, earlier.per_query, earlier.evaluation.slices, changed)
+
+
+def judgments_of(report: Report) -> InputRecord | None:
+    """A report's record of its judgments: from its manifest when it was read back, else None."""
+    return None if report.manifest is None else Manifest.from_json(report.manifest, "of the report").judgments
+
+
+EARLIER = "earlier report"  # what an earlier report is called when it has no eval date
+
+
+@dataclass(frozen=True)
+class _Located:
+    """A dataset a manifest records, with the folder its files are read from: under the output
+    as given."""
+
+    folder: str
+    files: tuple[FileRecord, ...]
 
 
 @dataclass(frozen=True)
@@ -229,22 +235,24 @@ def repair_command(output: str) -> str:
     return f"`ndcg-spark --output {output} --repair`"
 
 
-def _located(record: Mapping[str, Any], output: str) -> tuple[dict[str, dict[str, Any]], _Where]:
+def _located(record: Manifest, output: str) -> tuple[dict[str, _Located], _Where]:
     """The datasets a report's manifest records that are read back, each with its folder under
     `output` as given (the manifest's paths are where the run wrote them: an output copied or
     synced elsewhere is read where it is now), and how messages name the report."""
-    label = str(record.get("eval_date") or LATEST)
+    label = record.eval_date or LATEST
     layout = OutputLayout(output, None if label == LATEST else dt.date.fromisoformat(label))
-    recorded = record.get(OUTPUTS, {})
-    located = {name: {**recorded[name], _FOLDER: layout.folder(name)} for name in (PER_QUERY_DIR, *_SMALL) if name in recorded}
+    recorded = record.outputs
+    located = {
+        name: _Located(layout.folder(name), recorded[name].files or ()) for name in (PER_QUERY_DIR, *_SMALL) if name in recorded
+    }
     return located, _Where(f"{output}'s report for {label}", output)
 
 
-def _paths(entry: Mapping[str, Any]) -> list[str]:
-    return [f"{entry[_FOLDER]}/{item[FILE_NAME]}" for item in entry[FILES]]
+def _paths(entry: _Located) -> list[str]:
+    return [f"{entry.folder}/{item.name}" for item in entry.files]
 
 
-def _read(spark: SparkSession, entry: Mapping[str, Any]) -> DataFrame:
+def _read(spark: SparkSession, entry: _Located) -> DataFrame:
     return spark.read.parquet(*_paths(entry))
 
 
@@ -263,20 +271,18 @@ def _replaced(where: _Where, what: str) -> ReportNotReadable:
     )
 
 
-def _check(
-    entry: Mapping[str, Any], seen: Mapping[str, tuple[int, int, int]], name: str, where: _Where, rows_known: bool
-) -> None:
+def _check(entry: _Located, seen: Mapping[str, tuple[int, int, int]], name: str, where: _Where, rows_known: bool) -> None:
     """Every recorded file is there as recorded (size, time and, when counted, rows)."""
-    for item in entry[FILES]:
-        got = seen.get(item[FILE_NAME])
-        if got is None and rows_known and item[FILE_ROWS] == 0:
+    for item in entry.files:
+        got = seen.get(item.name)
+        if got is None and rows_known and item.rows == 0:
             continue  # an empty file yields no row to see it by: its listing was checked
-        want = (item[FILE_BYTES], item[FILE_MODIFIED], item[FILE_ROWS] if rows_known else None)
+        want = (item.bytes, item.modified_ms, item.rows if rows_known else None)
         if got is None or (got[0], got[1], got[2] if rows_known else None) != want:
-            raise _replaced(where, f"{name}'s {item[FILE_NAME]} is not the file its manifest records")
+            raise _replaced(where, f"{name}'s {item.name} is not the file its manifest records")
 
 
-def _listing(spark: SparkSession, outputs: Mapping[str, Mapping[str, Any]], where: _Where) -> None:
+def _listing(spark: SparkSession, outputs: Mapping[str, _Located], where: _Where) -> None:
     """Every recorded file's size and time, from one listing of them all (no data read). Files
     are told apart by name: Spark's names carry the id of the write that made them."""
     paths = [path for entry in outputs.values() for path in _paths(entry)]
@@ -294,7 +300,7 @@ def _listing(spark: SparkSession, outputs: Mapping[str, Mapping[str, Any]], wher
         _check(entry, seen, name, where, rows_known=False)
 
 
-def _read_small(spark: SparkSession, entry: Mapping[str, Any], name: str, where: _Where) -> tuple[list[Row], DataFrame]:
+def _read_small(spark: SparkSession, entry: _Located, name: str, where: _Where) -> tuple[list[Row], DataFrame]:
     """A few-rows dataset, read once and checked as read: its rows, and a frame of exactly them."""
     frame = _read(spark, entry)
     collected = frame.select(*frame.columns, *_file_columns()).collect()
@@ -311,23 +317,23 @@ def confirm_unchanged(report: Report, output: str, *, spark: SparkSession | None
     """Raise ReportNotReadable if any file of a report read back has been replaced since: called
     after a computation over its per_query, it proves that what was read is what was checked (a
     replacement changes a file's time for good)."""
-    outputs, where = _located(report.manifest or {}, output)
+    outputs, where = _located(Manifest.from_json(report.manifest or {}, f"of {output}'s report"), output)
     _listing(_session(spark), outputs, where)
 
 
-def _evaluation(record: Mapping[str, Any], summary: list[Row], comparison: list[Row], slices: list[Row]) -> Evaluation:
+def _evaluation(record: Manifest, summary: list[Row], comparison: list[Row], slices: list[Row]) -> Evaluation:
     """The Evaluation a published report was computed as, from its manifest and its rows."""
-    counts, inputs, config = record.get("counts", {}), record.get("inputs", {}), record.get("config", {})
+    counts, judgments = record.counts, record.judgments
     names = {item.name for item in fields(ComparisonRow)}
     return Evaluation(
         summary=summary,
-        runs=[RunCounts(**run) for run in counts.get("runs", [])],
-        judgment_rows=int((inputs.get("judgments") or {}).get("rows") or 0),
-        result_rows=int(counts.get("result_rows") or 0),
-        judged_queries=int(counts.get("judged_queries") or 0),
-        duplicate_judgments_dropped=int(counts.get("duplicate_judgments_dropped") or 0),
-        duplicate_results_dropped=int(counts.get("duplicate_results_dropped") or 0),
-        complete=bool(config.get("complete", False)),
+        runs=[RunCounts(**run) for run in counts.runs],
+        judgment_rows=int((judgments.rows if judgments else 0) or 0),
+        result_rows=int(counts.result_rows or 0),
+        judged_queries=int(counts.judged_queries or 0),
+        duplicate_judgments_dropped=int(counts.duplicate_judgments_dropped or 0),
+        duplicate_results_dropped=int(counts.duplicate_results_dropped or 0),
+        complete=bool(record.config.get("complete", False)),
         comparison=[ComparisonRow(**{key: value for key, value in row.asDict().items() if key in names}) for row in comparison],
         slices=sorted(slices, key=slice_order),
     )

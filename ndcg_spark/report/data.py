@@ -13,10 +13,10 @@ from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
-from ndcg_spark.comparison.gate import Verdict
 from ndcg_spark.comparison.pairing import cutoff_column, paired
 from ndcg_spark.comparison.rows import ComparisonRow, Cutoff
 from ndcg_spark.evaluation import Evaluation
+from ndcg_spark.gate.verdict import Verdict
 from ndcg_spark.io.layout import SUMMARY_DIR, OutputLayout
 from ndcg_spark.options import Options
 

@@ -21,8 +21,8 @@ from plotly.offline import get_plotlyjs
 
 from ndcg_spark import columns as c
 from ndcg_spark.comparison import rows as cmp
-from ndcg_spark.comparison.verdict import FAILED, PASSED, format_verdict, outcome
 from ndcg_spark.formats import format_signed
+from ndcg_spark.gate.verdict import FAILED, PASSED
 from ndcg_spark.measures import NDCG_MEASURES, family_of, label
 from ndcg_spark.report.data import HISTOGRAM_BINS, QUANTILES, ReportData
 from ndcg_spark.report.formatting import (
@@ -255,7 +255,7 @@ def _gate_section(data: ReportData) -> str:
     if verdict is None:
         return ""
     state = PASSED if verdict.passed else FAILED
-    head = format_verdict(verdict).splitlines()[0].removeprefix("gate: ")
+    head = verdict.headline
     header = ["run", "measure", "against", "before", "after", "difference", INTERVAL, "p (Holm)", "outcome"]
     rows = [
         [
@@ -267,9 +267,9 @@ def _gate_section(data: ReportData) -> str:
             format_signed(row.difference),
             f"[{format_signed(row.ci_low)}, {format_signed(row.ci_high)}]",
             format_p(row.p_value_randomization_holm),
-            outcome(row),
+            row.outcome,
         ]
-        for row in verdict.rows
+        for row in verdict.in_order
     ]
     fallen = "".join(
         f"<h3>{html.escape(row.run_id)} {html.escape(row.label)}: queries that fell most"
@@ -281,11 +281,7 @@ def _gate_section(data: ReportData) -> str:
         for row in verdict.rows
         if row.dropped and row.fell_most
     )
-    notes = "".join(
-        f'<p class="note">{html.escape(line.strip().removeprefix("note: "))}</p>'
-        for line in format_verdict(verdict).splitlines()
-        if line.strip().startswith("note:")
-    )
+    notes = "".join(f'<p class="note">{html.escape(note)}</p>' for note in verdict.notes)
     table = _table(header, rows) if rows else ""
     return f'<section class="{GATE_CLASS} {state.lower()}"><h2>Gate: {html.escape(head)}</h2>{table}{notes}{fallen}</section>'
 

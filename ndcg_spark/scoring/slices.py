@@ -61,7 +61,7 @@ def slice_source(label: str, path: str, frame: DataFrame, query_column: str, sli
     """The query id and the slice columns of `frame` (under internal names, so that a slice
     column named like the query id or a report column cannot clash); a missing column is refused
     now, before the main pass."""
-    require_columns(frame, label, path, [query_column, *slices], "slice column(s)")
+    require_columns(frame, label, path, [query_column, *slices], what="slice column(s)")
     selected = frame.select(
         F.col(query_column).cast("string").alias(c.QUERY_ID),
         *[F.col(name).cast("string").alias(_slice_column(i)) for i, name in enumerate(slices)],

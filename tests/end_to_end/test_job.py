@@ -101,6 +101,29 @@ def test_config_file_with_renamed_columns(spark: SparkSession, tmp_path: Path) -
     assert ks == {1, None}
 
 
+def test_each_input_names_its_own_columns(spark: SparkSession, tmp_path: Path, capsys) -> None:
+    """A recommendation log: results with item and prediction, judgments with doc_id; the flag,
+    or the config file's [columns.results], names the results' own."""
+    judgments = write(tmp_path / "j.parquet", {"query_id": ["q", "q"], "doc_id": ["a", "b"], "relevance": [1, 0]})
+    results = write(tmp_path / "r.parquet", {"query_id": ["q", "q"], "item": ["a", "b"], "prediction": [0.2, 0.9]})
+    output = tmp_path / "out"
+    assert run_job(judgments, results, str(output), "--k", "1") == EXIT_INPUT_REJECTED
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("ndcg-spark: results ") and "missing column(s) 'doc_id', 'score'" in err
+    assert err.endswith(
+        "if its columns have other names, pass --results-columns doc_id=item,..."
+        ' (config file: [columns] results = {doc_id = "item"})'
+    )
+    assert run_job(judgments, results, str(output), "--k", "1", "--results-columns", "doc_id=item,score=prediction") == EXIT_OK
+    config = tmp_path / "job.toml"
+    config.write_text('[columns.results]\ndoc_id = "item"\nscore = "prediction"\n')
+    again = str(tmp_path / "again")
+    assert run_job(judgments, results, again, "--k", "1", "--config", str(config)) == EXIT_OK
+    for folder in (str(output), again):
+        (row,) = spark.read.parquet(f"{folder}/summary").filter(F.col(c.K) == 1).collect()
+        assert row[c.NDCG] == 0.0  # b (grade 0) is ranked first
+
+
 def test_eval_date_rerun_replaces_only_that_date(spark: SparkSession, inputs, tmp_path: Path) -> None:
     output = str(tmp_path / "out")
     assert run_job(*inputs, output, "--eval-date", "2026-12-01") == EXIT_OK
@@ -216,7 +239,7 @@ def test_bad_k_is_a_usage_error(tmp_path: Path, capsys, inputs, k: str) -> None:
     output = tmp_path / "out"
     assert run_job(*inputs, str(output), f"--k={k}") == EXIT_USAGE
     err = "\n".join(error_lines(capsys.readouterr().err))
-    assert "k must be" in err and len(err.splitlines()) == 1
+    assert "ks must be" in err and "(flag --k, config file: [evaluation] k)" in err and len(err.splitlines()) == 1
     assert not output.exists()
 
 

@@ -132,7 +132,7 @@ CASES = {
         " this; pass --duplicate-judgments keep_max (config file: [validation]"
         ' duplicate_judgments = "keep_max") to keep the highest grade',
     ),
-    "bad k": (JUDGMENTS, RESULTS, ("--k", "ten"), EXIT_USAGE, "k must be positive integers"),
+    "bad k": (JUDGMENTS, RESULTS, ("--k", "ten"), EXIT_USAGE, "ks must be positive integers, got 'ten' in 'ten' (flag --k,"),
 }
 
 

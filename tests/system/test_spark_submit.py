@@ -175,7 +175,7 @@ def test_installed_command_runs_in_local_mode_and_on_a_terminal(tmp_path: Path) 
         text=True,
         timeout=HANG_SECONDS,
     )
-    assert usage.returncode == 2 and "k must be positive integers" in usage.stderr
+    assert usage.returncode == 2 and "ks must be positive integers" in usage.stderr
     if script is None:
         pytest.skip("the terminal part needs script(1) from util-linux")
     assert "ndcg-spark: summary done in" in seen and '"step"' not in seen

@@ -78,6 +78,28 @@ def test_column_mapping_and_rank_order(spark: SparkSession) -> None:
     assert row[c.RUN_ID] == "mine" and row[c.NDCG] == pytest.approx(1.0)  # b (2) ranked first by rank
 
 
+def test_each_input_names_its_own_columns(spark: SparkSession) -> None:
+    """Results that say item and prediction beside judgments that say doc_id: each input's own
+    names, over the names both share; the numbers are the canonical frames'."""
+    judgments, results = _frames(spark)
+    renamed = results.withColumnsRenamed({c.DOC_ID: "item", c.SCORE: "prediction"})
+    expected = evaluate(judgments, results, ks=(3,)).summary
+    got = evaluate(judgments, renamed, ks=(3,), results_columns={"doc_id": "item", "score": "prediction"}).summary
+    assert sorted(got.collect()) == sorted(expected.collect())
+    graded = judgments.withColumnsRenamed({c.QUERY_ID: "qid", c.RELEVANCE: "grade"})
+    both = results.withColumnRenamed(c.QUERY_ID, "qid")
+    got = evaluate(graded, both, ks=(3,), columns={"query_id": "qid"}, judgments_columns="relevance=grade").summary
+    assert sorted(got.collect()) == sorted(expected.collect())
+    with pytest.raises(InputError) as refused:
+        evaluate(judgments, renamed, ks=(3,))
+    assert str(refused.value).startswith("results DataFrame: missing column(s) 'doc_id', 'score'")
+    assert str(refused.value).endswith('if its columns have other names, pass results_columns={"doc_id": "item", ...}')
+    with pytest.raises(
+        ConfigError, match=r"^judgments_columns: unknown column key\(s\): score \(known: query_id, doc_id, relevance\)"
+    ):
+        evaluate(judgments, results, judgments_columns={"score": "x"})
+
+
 def test_bad_rows_and_options_raise_the_jobs_messages(spark: SparkSession) -> None:
     judgments, results = _frames(spark)
     nulls = results.withColumn(c.SCORE, F.when(F.col(c.DOC_ID) == "a", None).otherwise(F.col(c.SCORE)))
@@ -85,7 +107,7 @@ def test_bad_rows_and_options_raise_the_jobs_messages(spark: SparkSession) -> No
         evaluate(judgments, nulls)
     with pytest.raises(InputError, match="missing column\\(s\\) 'relevance'"):
         evaluate(judgments.drop(c.RELEVANCE), results)
-    with pytest.raises(ConfigError, match="k must be positive integers"):
+    with pytest.raises(ConfigError, match="^ks must be positive integers"):
         evaluate(judgments, results, ks=(0,))
     with pytest.raises(ConfigError, match="gain must be one of linear, exponential"):
         evaluate(judgments, results, gain="cubic")  # type: ignore[arg-type]

@@ -10,9 +10,9 @@ from pyspark.sql import SparkSession
 
 from ndcg_spark import columns as c
 from ndcg_spark import evaluate, gate
-from ndcg_spark.comparison.gate import GATE_SCHEMA
 from ndcg_spark.comparison.rows import Cutoff
 from ndcg_spark.errors import ConfigError
+from ndcg_spark.gate.verdict import GATE_SCHEMA
 from ndcg_spark.report.result import Report
 from tests.conftest import rows_frame
 

@@ -14,8 +14,8 @@ from pyspark.sql import SparkSession
 
 from ndcg_spark.checks.inputs import JUDGMENTS, RESULTS, Source, canonical_inputs
 from ndcg_spark.evaluation import main_pass
-from ndcg_spark.job.config import build_config
 from ndcg_spark.job.inputs import read_inputs
+from ndcg_spark.job.settings import JOB, OPTIONS, build_config
 from ndcg_spark.measures import scored
 from ndcg_spark.options import Options
 from ndcg_spark.scoring.binary import binary_of
@@ -60,11 +60,15 @@ def test_main_pass_shuffles_each_input_once(
     )
     config = build_config(
         {
-            "judgments": str(judgments),
-            "results": str(results),
-            "output": str(tmp_path / "out"),
-            "order_by": order_by,
-            "ks": "5,10",
+            JOB: {
+                "judgments": str(judgments),
+                "results": str(results),
+                "output": str(tmp_path / "out"),
+            },
+            OPTIONS: {
+                "order_by": order_by,
+                "ks": "5,10",
+            },
         }
     )
     pairs = main_pass(*read_inputs(spark, config), ScoringPlan(ks=config.options.ks, order_by=config.options.order_by)).pairs
@@ -103,13 +107,17 @@ def test_variants_and_several_inputs_add_no_sort_and_no_shuffle(spark: SparkSess
         pq.write_table(pa.table({"query_id": ["1", "2"], "doc_id": ["1", "2"], "score": [1.0, 2.0]}), results[name])
     config = build_config(
         {
-            "judgments": str(judgments),
-            "results": [f"{name}={path}" for name, path in results.items()],
-            "output": str(tmp_path / "out"),
-            "ks": "5,10",
-            "judged_only": True,
-            "max_depth": 3,
-            "gains": "1=2",
+            JOB: {
+                "judgments": str(judgments),
+                "results": [f"{name}={path}" for name, path in results.items()],
+                "output": str(tmp_path / "out"),
+            },
+            OPTIONS: {
+                "ks": "5,10",
+                "judged_only": True,
+                "max_depth": 3,
+                "gains": "1=2",
+            },
         }
     )
     options = config.options
@@ -136,16 +144,20 @@ def test_every_measure_adds_no_sort_and_no_shuffle(
     pq.write_table(pa.table({"query_id": ["1", "2"], "doc_id": ["1", "2"], "score": [1.0, 2.0]}), results)
     config = build_config(
         {
-            "judgments": str(judgments),
-            "results": str(results),
-            "output": str(tmp_path / "out"),
-            "ks": "5,10",
-            "measures": list(asked),
-            "relevance_level": 2,
-            "judged_only": judged_only,
-            "max_depth": 50,
-            "duplicate_judgments": "keep_max" if lenient else "error",
-            "duplicate_results": "keep_best" if lenient else "error",
+            JOB: {
+                "judgments": str(judgments),
+                "results": str(results),
+                "output": str(tmp_path / "out"),
+            },
+            OPTIONS: {
+                "ks": "5,10",
+                "measures": list(asked),
+                "relevance_level": 2,
+                "judged_only": judged_only,
+                "max_depth": 50,
+                "duplicate_judgments": "keep_max" if lenient else "error",
+                "duplicate_results": "keep_best" if lenient else "error",
+            },
         }
     )
     options = config.options

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from ndcg_spark.errors import ConfigError
-from ndcg_spark.job.config import parse_args
+from ndcg_spark.job.command_line import parse_args
 from ndcg_spark.option_values import ColumnNames, parse_ks
+from ndcg_spark.remedies import VOICE_JOB
 from ndcg_spark.version import package_version
 
 REQUIRED = ["--judgments", "j", "--results", "r", "--output", "o"]
@@ -33,7 +34,7 @@ def test_ks_are_sorted_and_unique() -> None:
 
 @pytest.mark.parametrize("value", ["0", "-3", "ten", "", "1.5", [True], [], "5,,10"])
 def test_bad_k(value) -> None:
-    with pytest.raises(ConfigError, match="k must be"):
+    with pytest.raises(ConfigError, match="^ks must be"):  # the Python keyword
         parse_ks(value)
 
 
@@ -44,7 +45,7 @@ def test_flags_override_the_config_file(tmp_path: Path) -> None:
         '[evaluation]\nk = [3]\ncomplete = true\n[columns]\nscore = "sim"\n'
     )
     config = parse_args(["--config", str(path), "--k", "7", "--eval-date", "2026-01-31", "--judgments", "j"])
-    assert (config.judgments, config.results, config.output, config.options.ks) == ("j", "y", "z", (7,))
+    assert (config.judgments, config.result_paths, config.output, config.options.ks) == ("j", [(None, "y")], "z", (7,))
     assert config.options.complete and config.options.columns.score == "sim"
     assert config.eval_date == dt.date(2026, 1, 31)
 
@@ -57,14 +58,14 @@ def test_flags_override_the_config_file(tmp_path: Path) -> None:
         ("[evaluation\n", "not valid TOML"),
         ('[validation]\nduplicate_results = "ignore"\n', "duplicate_results must be one of"),
         ('[evaluation]\ncomplete = "yes"\n', "complete must be true or false"),
-        ('[input]\nresults_format = "csv"\n', "results-format must be one of"),
+        ('[input]\nresults_format = "csv"\n', "results_format must be one of"),
         ("[comparison]\npermutations = 0\n", "permutations must be a whole number from 1"),
         ('[comparison]\nbootstrap = "many"\n', "bootstrap must be a whole number"),
         ('[comparison]\nbaseline = ""\n', "baseline must name a run"),
         ('[slices]\ncolumns = ["locale", "locale"]\n', "distinct non-empty column names"),
         ('[input]\nquery_metadata = "m.parquet"\n', "no slice columns"),
-        ("[output]\nhtml = 1\n", "html must be true or false"),
-        ('[logging]\nformat = "xml"\n', "log-format must be one of"),
+        ("[output]\nhtml = 1\n", "html_report must be true or false"),
+        ('[logging]\nformat = "xml"\n', "log_format must be one of"),
     ],
 )
 def test_bad_config_file(tmp_path: Path, text: str, message: str) -> None:
@@ -74,10 +75,20 @@ def test_bad_config_file(tmp_path: Path, text: str, message: str) -> None:
         parse_args([*REQUIRED, "--config", str(path)])
 
 
+def test_a_bad_value_names_the_flag_and_the_key_on_the_command_line() -> None:
+    """Python's message names the keyword (ks); the command adds where it sets it."""
+    with pytest.raises(ConfigError) as refused:
+        parse_args([*REQUIRED, "--k", "ten"])
+    assert str(refused.value) == "ks must be positive integers, got 'ten' in 'ten'"
+    assert refused.value.said(VOICE_JOB) == (
+        "ks must be positive integers, got 'ten' in 'ten' (flag --k, config file: [evaluation] k)"
+    )
+
+
 def test_missing_required_and_bad_date() -> None:
     with pytest.raises(ConfigError, match="output path is required"):
         parse_args(["--judgments", "j", "--results", "r"])
-    with pytest.raises(ConfigError, match="eval-date"):
+    with pytest.raises(ConfigError, match="eval_date must be YYYY-MM-DD"):
         parse_args([*REQUIRED, "--eval-date", "yesterday"])
 
 

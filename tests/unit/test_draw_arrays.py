@@ -8,7 +8,7 @@ from pyspark.errors import PythonException
 
 from ndcg_spark.comparison.compare import _missing_module
 from ndcg_spark.comparison.draw_arrays import _poisson, exact_products
-from ndcg_spark.comparison.resampling import POISSON_CDF, UNIFORM_BITS
+from ndcg_spark.comparison.draws import POISSON_CDF, UNIFORM_BITS
 from ndcg_spark.comparison.rows import ARRAYS_FROM_ROWS, Resampling
 from ndcg_spark.errors import EXIT_USAGE
 from ndcg_spark.remedies import VOICE_JOB, VOICE_PYTHON

@@ -8,21 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from ndcg_spark.comparison.gate import (
-    FELL_SLICES,
-    GateRow,
-    GateRule,
-    Threshold,
-    Verdict,
-    gated_cutoffs,
-    parse_alpha,
-    parse_threshold,
-    slice_fell_most,
-)
 from ndcg_spark.comparison.rows import Cutoff
-from ndcg_spark.comparison.verdict import format_verdict
 from ndcg_spark.errors import ConfigError
-from ndcg_spark.job.config import PREVIOUS, parse_args
+from ndcg_spark.gate.against import FELL_SLICES, slice_fell_most
+from ndcg_spark.gate.rule import GateRule, Threshold, gated_cutoffs, parse_alpha, parse_threshold
+from ndcg_spark.gate.verdict import GateRow, Verdict
+from ndcg_spark.job.command_line import parse_args
+from ndcg_spark.job.settings import PREVIOUS
+from ndcg_spark.remedies import VOICE_JOB
 
 REQUIRED = ["--judgments", "j", "--results", "r", "--output", "o"]
 REPORTED = [Cutoff("ndcg_cut", 5), Cutoff("ndcg_cut", 10), Cutoff("ndcg", None), Cutoff("P", 5), Cutoff("map", None)]
@@ -60,7 +53,7 @@ def test_gated_cutoffs_default_to_the_first_measure() -> None:
     assert gated_cutoffs(["nDCG@10", "map", "P.5"], REPORTED) == (Cutoff("ndcg_cut", 10), Cutoff("P", 5), Cutoff("map", None))
     assert gated_cutoffs(["ndcg_cut"], REPORTED) == (Cutoff("ndcg_cut", 5), Cutoff("ndcg_cut", 10))
     remedy = r"ask for it with --measure or --k \(config file: \[evaluation\] measures, \[evaluation\] k\)$"
-    with pytest.raises(ConfigError, match=r"gate measure 'P.10' is not in the report \(it holds ndcg_cut.5, .*; " + remedy):
+    with pytest.raises(ConfigError, match=r"--gate-measure 'P.10' is not in the report \(it holds ndcg_cut.5, .*; " + remedy):
         gated_cutoffs(["P.10"], REPORTED)
     with pytest.raises(ConfigError, match="unknown"):
         gated_cutoffs(["prec@5"], REPORTED)
@@ -71,11 +64,11 @@ def test_gate_flags_and_keys(tmp_path: Path) -> None:
     config = parse_args(
         [*dated, "--fail-on-drop", "2%", "--against-previous", "--gate-measure", "ndcg_cut.10", "--alpha", "0.01"]
     )
-    assert config.gate.rule == GateRule(Threshold(0.02, True), (Cutoff("ndcg_cut", 10),), 0.01)
-    assert config.gate.against == PREVIOUS
+    assert config.gate_rule == GateRule(Threshold(0.02, True), (Cutoff("ndcg_cut", 10),), 0.01)
+    assert config.against == PREVIOUS
     config = parse_args([*dated, "--fail-on-drop", "0.01", "--against-date", "2026-11-30"])
-    assert config.gate.against == dt.date(2026, 11, 30)
-    assert config.gate.rule is not None and config.gate.rule.cutoffs == (
+    assert config.against == dt.date(2026, 11, 30)
+    assert config.gate_rule is not None and config.gate_rule.cutoffs == (
         Cutoff("ndcg_cut", 5),
         Cutoff("ndcg_cut", 10),
         Cutoff("ndcg_cut", 20),
@@ -86,9 +79,9 @@ def test_gate_flags_and_keys(tmp_path: Path) -> None:
         '[gate]\nfail_on_drop = 0.05\nmeasures = ["nDCG@5"]\n[mlflow]\nexperiment = "nightly"\n'
     )
     config = parse_args(["--config", str(path)])
-    assert config.gate.rule == GateRule(Threshold(0.05), (Cutoff("ndcg_cut", 5),))
-    assert config.gate.against is None and config.mlflow_experiment == "nightly"
-    assert parse_args(REQUIRED).gate.rule is None and parse_args(REQUIRED).mlflow_experiment is None
+    assert config.gate_rule == GateRule(Threshold(0.05), (Cutoff("ndcg_cut", 5),))
+    assert config.against is None and config.mlflow_experiment == "nightly"
+    assert parse_args(REQUIRED).gate_rule is None and parse_args(REQUIRED).mlflow_experiment is None
 
 
 @pytest.mark.parametrize(
@@ -99,16 +92,32 @@ def test_gate_flags_and_keys(tmp_path: Path) -> None:
         (["--gate-measure", "P.5"], "--gate-measure gates nothing without a threshold"),
         (["--fail-on-drop", "0.01", "--against-previous"], "give this run one with --eval-date"),
         (["--fail-on-drop", "0.01", "--baseline", "b", "--gate-measure", "P.5"], "--gate-measure 'P.5' is not in the report"),
-        (["--fail-on-drop", "a lot", "--baseline", "b"], "--fail-on-drop must be a drop"),
-        (["--fail-on-drop", "0.01", "--baseline", "b", "--alpha", "5"], "--alpha must be a significance level"),
-        (["--against-previous", "--against-date", "2026-01-01", "--fail-on-drop", "1"], "not both"),
+        (
+            ["--fail-on-drop", "a lot", "--baseline", "b"],
+            "fail_on_drop must be a drop such as 0.01 (absolute) or 2% (relative), got 'a lot'"
+            " (flag --fail-on-drop, config file: [gate] fail_on_drop)",
+        ),
+        (
+            ["--fail-on-drop", "0.01", "--baseline", "b", "--alpha", "5"],
+            "alpha must be a significance level between 0 and 1, such as 0.05, got '5' (flag --alpha, config file: [gate] alpha)",
+        ),
         (["--eval-date", "2026-12-01", "--against-date", "2026-12-01", "--fail-on-drop", "1"], "must be before this run's"),
-        (["--mlflow-experiment", " "], "mlflow experiment must be a name"),
+        (
+            ["--mlflow-experiment", " "],
+            "mlflow_experiment must be a name, got ' ' (flag --mlflow-experiment, config file: [mlflow] experiment)",
+        ),
     ],
 )
 def test_bad_gate_settings(flags: list[str], message: str) -> None:
-    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(ConfigError) as refused:
         parse_args([*REQUIRED, *flags])
+    assert message in refused.value.said(VOICE_JOB)
+
+
+def test_two_earlier_dates_are_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as usage:
+        parse_args([*REQUIRED, "--against-previous", "--against-date", "2026-01-01", "--fail-on-drop", "1"])
+    assert usage.value.code == 2 and "not allowed with argument --against-previous" in capsys.readouterr().err
 
 
 def _row(run: str, before: float, after: float, p: float, **changes) -> GateRow:
@@ -146,7 +155,7 @@ def _row(run: str, before: float, after: float, p: float, **changes) -> GateRow:
 def test_the_verdict_says_first_what_failed_and_why() -> None:
     rule = GateRule(Threshold(0.01), (Cutoff("ndcg_cut", 10),))
     verdict = Verdict((_row("old", 0.6, 0.5, 0.2), _row("new", 0.6, 0.5, 0.001), _row("same", 0.6, 0.6, 1.0)), rule)
-    text = format_verdict(verdict).splitlines()
+    text = str(verdict).splitlines()
     assert not verdict.passed and [row.run_id for row in verdict.failed] == ["new"]
     assert text[0] == (
         "gate: FAILED against the report of 2026-12-01: 1 of 3 gated failed"
@@ -168,13 +177,13 @@ def test_the_verdict_says_first_what_failed_and_why() -> None:
 def test_the_verdict_names_each_reference_in_words() -> None:
     rule = GateRule(Threshold(0.01), (Cutoff("ndcg_cut", 10),))
     rows = (_row("new", 0.6, 0.6, 1.0), _row("new", 0.6, 0.6, 1.0, reference_kind="baseline", reference="bm25"))
-    head = format_verdict(Verdict(rows, rule)).splitlines()[0]
+    head = str(Verdict(rows, rule)).splitlines()[0]
     assert head.startswith("gate: passed against the report of 2026-12-01 and the baseline bm25: none of 2 gated")
 
 
 def test_a_verdict_across_other_judgments_is_flagged() -> None:
     rule = GateRule(Threshold(0.01), (Cutoff("ndcg_cut", 10),))
-    text = format_verdict(Verdict((_row("new", 0.6, 0.6, 1.0, judgments_changed=True),), rule))
+    text = str(Verdict((_row("new", 0.6, 0.6, 1.0, judgments_changed=True),), rule))
     assert text.startswith("gate: passed against the report of 2026-12-01: none of 1 gated shows a fall")
     assert "note: the judgments differ from 2026-12-01's" in text
 

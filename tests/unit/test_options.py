@@ -10,10 +10,13 @@ from pathlib import Path
 import pytest
 
 from ndcg_spark.api import evaluate
+from ndcg_spark.declarations import declaration, declared
 from ndcg_spark.errors import ConfigError
-from ndcg_spark.job.config import argument_parser, parse_args, settings_from_toml
+from ndcg_spark.job.command_line import argument_parser, dest, parse_args
+from ndcg_spark.job.config_file import settings_from_toml
+from ndcg_spark.job.settings import OPTIONS
 from ndcg_spark.option_values import ColumnNames, count
-from ndcg_spark.options import EVALUATION, Options, declaration, declared, option, options_table, spelling
+from ndcg_spark.options import EVALUATION, Options, option, options_table, spelling
 
 ROOT = Path(__file__).resolve().parents[2]
 REQUIRED = ["--judgments", "j", "--results", "r", "--output", "o"]
@@ -45,7 +48,7 @@ def test_one_declared_line_gives_the_flag_the_key_the_keyword_the_check_the_mani
 
 def test_help_shows_each_option_with_its_help() -> None:
     shown = " ".join(argument_parser().format_help().split())
-    for item in declared():
+    for item in declared(Options):
         assert spelling(item.name).flag in shown and " ".join(declaration(item).help.split()) in shown, item.name
 
 
@@ -57,14 +60,14 @@ def test_the_docs_table_is_the_declarations() -> None:
 def test_every_option_has_a_flag_a_key_and_a_keyword() -> None:
     parser = {action.dest: action for action in argument_parser()._actions}
     signature = inspect.signature(evaluate).parameters
-    names = [item.name for item in declared()]
+    names = [item.name for item in declared(Options)]
     assert names == [item.name for item in fields(Options)]  # nothing in Options is undeclared
     for name in names:
         setting = spelling(name)
-        assert setting.flag in parser[name].option_strings, name
+        assert setting.flag in parser[dest(OPTIONS, name)].option_strings, name
         assert signature[name].default == getattr(Options(), name) and signature[name].kind == inspect.Parameter.KEYWORD_ONLY
         table = {setting.key: "x"} if setting.key else {"query_id": "x"}
-        assert name in settings_from_toml({setting.section: table}), name
+        assert name in settings_from_toml({setting.section: table})[OPTIONS], name
 
 
 def test_on_off_options_can_be_turned_off_over_the_config_file(tmp_path: Path) -> None:

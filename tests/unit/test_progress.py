@@ -8,8 +8,8 @@ import json
 import pytest
 
 from ndcg_spark import progress
-from ndcg_spark.job.config import JobConfig
 from ndcg_spark.job.session import DRIVER_JAVA_OPTIONS, LOG4J_CONF, progress_bar, session_conf
+from ndcg_spark.job.settings import JobConfig
 from ndcg_spark.progress import LOG_AUTO, LOG_JSON, LOG_TEXT, SPARK_SUBMIT_GATEWAY
 
 
@@ -43,7 +43,7 @@ def test_text_lines_are_readable() -> None:
 
 
 def test_progress_bar_only_on_a_terminal() -> None:
-    config = JobConfig(judgments="j", results="r", output="o")
+    config = JobConfig(judgments="j", results=((None, "r"),), output="o")
     assert session_conf(config, interactive=True)["spark.ui.showConsoleProgress"] == "true"
     assert session_conf(config, interactive=False)["spark.ui.showConsoleProgress"] == "false"
     # --log-format text with stderr in a file: no bar in the file
@@ -52,12 +52,12 @@ def test_progress_bar_only_on_a_terminal() -> None:
 
 def test_a_jvm_the_job_starts_logs_quietly(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(SPARK_SUBMIT_GATEWAY, raising=False)
-    config = JobConfig(judgments="j", results="r", output="o")
+    config = JobConfig(judgments="j", results=((None, "r"),), output="o")
     options = session_conf(config)[DRIVER_JAVA_OPTIONS]
     assert options == f"-Dlog4j2.configurationFile={LOG4J_CONF.as_uri()}" and LOG4J_CONF.is_file()
     assert "rootLogger.level = error" in LOG4J_CONF.read_text()
     # the driver's own options in [spark] win; under spark-submit the JVM runs already
-    mine = JobConfig(judgments="j", results="r", output="o", spark_conf={DRIVER_JAVA_OPTIONS: "-Dx=1"})
+    mine = JobConfig(judgments="j", results=((None, "r"),), output="o", spark_conf={DRIVER_JAVA_OPTIONS: "-Dx=1"})
     assert session_conf(mine)[DRIVER_JAVA_OPTIONS] == "-Dx=1"
     monkeypatch.setenv(SPARK_SUBMIT_GATEWAY, "1")
     assert DRIVER_JAVA_OPTIONS not in session_conf(config)

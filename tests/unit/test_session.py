@@ -8,8 +8,8 @@ import pytest
 
 from ndcg_spark.errors import ConfigError
 from ndcg_spark.job import run
-from ndcg_spark.job.config import JobConfig
 from ndcg_spark.job.session import asks_for_connect
+from ndcg_spark.job.settings import JobConfig
 from ndcg_spark.sessions import is_connect
 
 _MODE_VARIABLES = ("SPARK_API_MODE", "SPARK_REMOTE", "PYSPARK_REMOTE_INIT_CONF_LEN", "PYSPARK_REMOTE_INIT_CONF_0")
@@ -23,7 +23,7 @@ def clean(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
 
 
 def _config(**spark: str) -> JobConfig:
-    return JobConfig(judgments="j", results="r", output="o", spark_conf=spark)
+    return JobConfig(judgments="j", results=((None, "r"),), output="o", spark_conf=spark)
 
 
 def test_classic_by_default(clean: pytest.MonkeyPatch) -> None:
