@@ -15,7 +15,7 @@ from ndcg_spark import progress
 from ndcg_spark.errors import ConfigError, StateNotReadable
 from ndcg_spark.evaluation import Evaluation, evaluate_checked
 from ndcg_spark.gate.verdict import Verdict
-from ndcg_spark.io.layout import PER_QUERY_DIR
+from ndcg_spark.io.layout import PER_QUERY_DIR, REPORT_DIR
 from ndcg_spark.io.storage import FileSystem, file_system
 from ndcg_spark.job.baseline_watch import baseline_watch
 from ndcg_spark.job.gate import earlier_date, gate_verdict
@@ -42,6 +42,7 @@ from ndcg_spark.sessions import is_connect
 from ndcg_spark.spark_conf import session_settings
 
 REPORT_TABLE = "report_table"
+REPORT_ASSET = "report_script"  # plotly's JavaScript beside the pages, written once per output
 
 PAIRS_DIR = "pairs"
 
@@ -207,12 +208,17 @@ def _publish(
                 left_out=set(unreadable),
             )
             page = render(data)
-            counts.update(bytes=len(page))
+            counts.update(bytes=len(page.html))
     with progress.step("publish") as counts:
         moves = stage_all(spark, staging, layout, datasets)
         if page is not None:
-            moves.append(stage_page(staging, layout, page))
-            files[layout.page.rsplit("/", 1)[1]] = page
+            moves.append(stage_page(staging, layout, page.html))
+            files[layout.page.rsplit("/", 1)[1]] = page.html
+            for name, text in page.assets.items():  # once per output: a page of any date loads it
+                target = f"{layout.base(REPORT_DIR)}/{name}"
+                if not staging.fs.exists(target):
+                    moves.append(stage_file(staging, REPORT_ASSET, text, target))
+                files[name] = text
         table = tables.render(evaluation, layout.label, config.report_format)
         table_path = layout.table(tables.EXTENSIONS[config.report_format])
         moves.append(stage_file(staging, REPORT_TABLE, table, table_path))

@@ -4,7 +4,7 @@ wins and losses, and each run's history from the summaries already published."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -130,7 +130,16 @@ def _condition(error: AnalysisException) -> str | None:
     return named()
 
 
-Renderer = Callable[[ReportData], str]
+@dataclass(frozen=True)
+class Page:
+    """A report's page, and the files beside it that it loads by a relative path (plotly's
+    JavaScript: one copy per output's report/ folder, not one per page)."""
+
+    html: str
+    assets: Mapping[str, str] = field(default_factory=dict)  # file name -> text
+
+
+Renderer = Callable[[ReportData], Page]
 """Draws a report's page from its numbers (the HTML report's render, when plotly is installed)."""
 
 

@@ -1,11 +1,13 @@
-"""The report for people: one self-contained HTML file per eval date.
+"""The report for people: one HTML file per eval date, beside one copy of plotly's JavaScript.
 
 Plotly draws the charts: its figures are plain JSON, its JavaScript library is shipped inside the
-Python package and inlined here once, so the file opens with no network, and readers can hover a
-point to read its run, k and value, zoom into a tail of the distribution and hide runs from the
-legend. (Static images from matplotlib would be smaller but give none of that; Vega-Lite via
-Altair needs its JavaScript fetched or another package to inline it; Bokeh would do, with a
-less familiar API.) The cost is about 5 MB of JavaScript per file.
+Python package and written once per output, beside the pages (report/plotly-VERSION.min.js), so a
+page opens with no network, and readers can hover a point to read its run, k and value, zoom into
+a tail of the distribution and hide runs from the legend. (Static images from matplotlib would be
+smaller but give none of that; Vega-Lite via Altair needs its JavaScript fetched or another
+package to inline it; Bokeh would do, with a less familiar API.) Inlined, the library cost about
+5 MB per page; shared, a page is tens of kB. A page copied away from its folder needs the file
+beside it.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
+import plotly
 import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.colors import qualitative
@@ -21,10 +24,10 @@ from plotly.offline import get_plotlyjs
 
 from ndcg_spark import columns as c
 from ndcg_spark.comparison import rows as cmp
-from ndcg_spark.formats import format_signed
-from ndcg_spark.gate.verdict import FAILED, PASSED
-from ndcg_spark.measures import NDCG_MEASURES, family_of, label
-from ndcg_spark.report.data import HISTOGRAM_BINS, QUANTILES, ReportData
+from ndcg_spark.formats import NULL_VALUE, format_signed
+from ndcg_spark.gate.verdict import FAILED, PASSED, GateRow
+from ndcg_spark.measures import NDCG_MEASURES, family_of, label, report_order
+from ndcg_spark.report.data import HISTOGRAM_BINS, QUANTILES, Page, ReportData
 from ndcg_spark.report.formatting import (
     INTERVAL,
     WINS_TIES_LOSSES,
@@ -40,6 +43,7 @@ from ndcg_spark.report.formatting import (
 )
 
 CHART_CLASS = "chart"
+PLOTLY_FILE = f"plotly-{plotly.__version__}.min.js"  # beside the pages; a new version, a new file
 _TEMPLATE = "plotly_white"
 _HEIGHT = 420
 _STYLE = """
@@ -47,12 +51,14 @@ body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1100px;
 h1 { font-size: 1.5rem; } h2 { font-size: 1.2rem; margin-top: 2.2rem; }
 table { border-collapse: collapse; margin: 0.6rem 0; font-size: 0.9rem; }
 th, td { border-bottom: 1px solid #ddd; padding: 0.25rem 0.6rem; text-align: right; }
+td { white-space: nowrap; }
 th:first-child, td:first-child { text-align: left; }
 .warning { color: #a40; } .note { color: #555; font-size: 0.9rem; }
 .gate { padding: 0.6rem 1rem; border-radius: 6px; margin: 1rem 0; }
 .gate.passed { background: #e6f4ea; border-left: 6px solid #1e8e3e; }
 .gate.failed { background: #fce8e6; border-left: 6px solid #d93025; }
 .gate h2 { margin-top: 0.2rem; }
+.fallen { display: flex; gap: 2.5rem; align-items: flex-start; }
 """
 
 
@@ -109,14 +115,61 @@ def _line(points: Sequence[tuple[Any, float]], run: str, color: str) -> go.Scatt
 
 
 def _by_k_chart(data: ReportData) -> str:
+    """Each measure with cutoffs against k, one measure at a time (a menu picks it: NDCG first);
+    k is a category, so that the axis shows the cutoffs evaluated and no others."""
+    families = sorted({row[c.MEASURE] for row in data.summary if row[c.K] is not None}, key=lambda name: report_order(name, 1))
+    if not families:
+        return ""
+    ks = sorted({row[c.K] for row in data.summary if row[c.K] is not None})
+    figure, colors, runs = go.Figure(), _colors(data), _runs(data)
+    for index, family in enumerate(families):
+        for run in runs:
+            points = sorted(
+                (row[c.K], row[c.VALUE])
+                for row in data.summary
+                if row[c.RUN_ID] == run and row[c.MEASURE] == family and row[c.K] is not None
+            )
+            trace = _line([(str(k), value) for k, value in points], run, colors[run])
+            trace.update(visible=index == 0, legendgroup=run, meta=family)
+            figure.add_trace(trace)
+    names = {family: label(family, 1).rsplit("@", 1)[0] for family in families}  # ndcg_cut as ndcg, as the tables
+    title = {family: f"mean {names[family]}@k" for family in families}
+    figure.update_layout(
+        xaxis_title="k",
+        yaxis_title=title[families[0]],
+        xaxis={"type": "category", "categoryorder": "array", "categoryarray": [str(k) for k in ks]},
+    )
+    if len(families) > 1:
+        buttons = [
+            {
+                "label": names[family],
+                "method": "update",
+                "args": [{"visible": [item == family for item in families for _ in runs]}, {"yaxis.title.text": title[family]}],
+            }
+            for family in families
+        ]
+        figure.update_layout(updatemenus=[{"buttons": buttons, "x": 0.0, "xanchor": "left", "y": 1.15, "yanchor": "top"}])
+    named = "NDCG@k against k" if len(families) == 1 else "Each measure against k (the menu picks the measure)"
+    return f"<h2>{named}</h2>" + _chart(figure, "ndcg-by-k")
+
+
+def _uncut_chart(data: ReportData) -> str:
+    """The measures without a cutoff (uncut NDCG, map, recip_rank, bpref, ...), side by side."""
+    measures = sorted(
+        {row[c.MEASURE] for row in data.summary if row[c.K] is None and family_of(row[c.MEASURE])[0] != IPREC},
+        key=lambda name: report_order(name, None),
+    )
+    if not measures:
+        return ""
+    values = {(row[c.RUN_ID], row[c.MEASURE]): row[c.VALUE] for row in data.summary if row[c.K] is None}
     figure, colors = go.Figure(), _colors(data)
     for run in _runs(data):
-        points = sorted(
-            (row[c.K], row[c.NDCG]) for row in data.summary if row[c.RUN_ID] == run and row[c.MEASURE] == c.MEASURE_CUT
+        shown = [measure for measure in measures if values.get((run, measure)) is not None]
+        figure.add_trace(
+            go.Bar(x=[label(m, None) for m in shown], y=[values[(run, m)] for m in shown], name=run, marker_color=colors[run])
         )
-        figure.add_trace(_line(points, run, colors[run]))
-    figure.update_layout(xaxis_title="k", yaxis_title="mean NDCG@k")
-    return "<h2>NDCG@k against k</h2>" + _chart(figure, "ndcg-by-k")
+    figure.update_layout(barmode="group", xaxis_title="measure", yaxis_title="mean", xaxis_type="category")
+    return "<h2>The measures without a cutoff</h2>" + _chart(figure, "uncut")
 
 
 IPREC = "iprec_at_recall"
@@ -210,19 +263,31 @@ def _comparison_section(data: ReportData) -> str:
         (c.RUN_ID, "run"),
         (c.MEASURE, "measure"),
         (cmp.NUM_QUERIES, "queries"),
-        (cmp.NDCG_BASELINE, "baseline"),
-        (cmp.NDCG_RUN, "run"),
+        (cmp.NDCG_BASELINE, "baseline mean"),
+        (cmp.NDCG_RUN, "run mean"),
         (cmp.MEAN_DIFFERENCE, "diff"),
         (WINS_TIES_LOSSES, "W/T/L"),
         (cmp.P_T, "p(t)"),
-        (cmp.P_T_HOLM, "Holm"),
+        (cmp.P_T_HOLM, "Holm p(t)"),
         (cmp.P_RANDOMIZATION, "p(rand)"),
-        (cmp.P_RANDOMIZATION_HOLM, "Holm"),
+        (cmp.P_RANDOMIZATION_HOLM, "Holm p(rand)"),
         (INTERVAL, "95% CI"),
     )
     rows = [[cells[name] for name, _ in columns] for cells in map(comparison_cells, data.comparison)]
     header = [title for _, title in columns]
-    return f"<h2>Against the baseline {html.escape(data.baseline or '')}</h2>" + _table(header, rows)
+    baseline = html.escape(data.baseline or "")
+    return f"<h2>Against the baseline {baseline}</h2>" + _table(header, rows) + _COMPARISON_LEGEND.format(baseline=baseline)
+
+
+_COMPARISON_LEGEND = (
+    '<p class="note comparison-legend"><b>queries</b>: those both the run and {baseline} scored; a query that one of'
+    " them has no value for is left out of the pair, so this can be fewer than the queries of the summary, which counts"
+    " each run's own. <b>W/T/L</b>: the queries where the run scored higher than, the same as, or lower than {baseline}."
+    " <b>p(t)</b>: the paired t-test's p; <b>p(rand)</b>: the paired randomization test's (the share of random sign"
+    " flips of the differences whose mean is at least as far from 0); <b>Holm</b>: each corrected for the runs compared"
+    " at that measure and cutoff. <b>95% CI</b>: the bootstrap interval of the mean difference. docs/outputs.md says"
+    " more.</p>"
+)
 
 
 def _trend_chart(data: ReportData) -> str:
@@ -249,6 +314,26 @@ def _slices_section(data: ReportData) -> str:
 GATE_CLASS = "gate"
 
 
+def _fallen(row: GateRow) -> str:
+    """What fell most for one gated row: its queries and its slices, side by side."""
+    queries = _table(
+        ["query", "before", "after"],
+        [[query, format_number(before), format_number(after)] for query, before, after in row.fell_most],
+    )
+    slices = _table(
+        ["slice", "value", "before", "after"],
+        [
+            [name, NULL_VALUE if value is None else value, format_number(before), format_number(after)]
+            for name, value, before, after in row.slices_fell_most
+        ],
+    )
+    parts = ([queries] if row.fell_most else []) + ([slices] if row.slices_fell_most else [])
+    return (
+        f"<h3>{html.escape(row.run_id)} {html.escape(row.label)} against {html.escape(row.reference_in_words)}:"
+        f' what fell most</h3><div class="fallen">{"".join(parts)}</div>'
+    )
+
+
 def _gate_section(data: ReportData) -> str:
     """The gate's verdict, first on the page: green when it passed, red when it failed."""
     verdict = data.verdict
@@ -271,22 +356,14 @@ def _gate_section(data: ReportData) -> str:
         ]
         for row in verdict.in_order
     ]
-    fallen = "".join(
-        f"<h3>{html.escape(row.run_id)} {html.escape(row.label)}: queries that fell most"
-        f" against {html.escape(row.reference)}</h3>"
-        + _table(
-            ["query", "before", "after"],
-            [[query, format_number(before), format_number(after)] for query, before, after in row.fell_most],
-        )
-        for row in verdict.rows
-        if row.dropped and row.fell_most
-    )
+    fallen = "".join(_fallen(row) for row in verdict.in_order if row.dropped and (row.fell_most or row.slices_fell_most))
     notes = "".join(f'<p class="note">{html.escape(note)}</p>' for note in verdict.notes)
     table = _table(header, rows) if rows else ""
     return f'<section class="{GATE_CLASS} {state.lower()}"><h2>Gate: {html.escape(head)}</h2>{table}{notes}{fallen}</section>'
 
 
-def render(data: ReportData) -> str:
+def render(data: ReportData) -> Page:
+    """The page, and plotly's JavaScript to write beside it once (PLOTLY_FILE)."""
     warnings = "".join(f'<p class="warning">{html.escape(text)}</p>' for text in data.warnings)
     body = "".join(
         [
@@ -295,6 +372,7 @@ def render(data: ReportData) -> str:
             warnings,
             _summary_section(data),
             _by_k_chart(data),
+            _uncut_chart(data),
             _precision_recall_chart(data),
             _distribution_chart(data),
             _comparison_section(data),
@@ -303,8 +381,9 @@ def render(data: ReportData) -> str:
             _slices_section(data),
         ]
     )
-    return (
+    page = (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>ndcg-spark {html.escape(data.title)}</title><style>{_STYLE}</style>"
-        f"<script>{get_plotlyjs()}</script></head><body>{body}</body></html>\n"
+        f'<script src="{PLOTLY_FILE}"></script></head><body>{body}</body></html>\n'
     )
+    return Page(page, {PLOTLY_FILE: get_plotlyjs()})

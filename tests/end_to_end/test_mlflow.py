@@ -15,6 +15,7 @@ import pytest
 from ndcg_spark.errors import EXIT_OK, EXIT_USAGE
 from ndcg_spark.job.cli import main
 from ndcg_spark.publish.mlflow_log import MlflowLogError, log_to_mlflow, metric_name
+from ndcg_spark.report.html import PLOTLY_FILE
 from tests.conftest import error_lines, run_job
 
 
@@ -55,7 +56,7 @@ def test_the_report_is_logged(inputs, tmp_path: Path, tracking: str) -> None:
     assert len(differences) == 2  # r2 against r1 at NDCG@1 and NDCG@2, the cutoffs gated by default
     assert {key: value for key, value in parent.data.metrics.items() if key.startswith("gate.")} == differences
     artifacts = sorted(item.path for item in client.list_artifacts(parent.info.run_id, "report"))
-    assert artifacts == ["report/2026-12-01.html", "report/2026-12-01.md"]
+    assert artifacts == sorted(["report/2026-12-01.html", "report/2026-12-01.md", f"report/{PLOTLY_FILE}"])  # the page opens
 
 
 def test_asking_for_mlflow_without_it_is_a_usage_error(inputs, tmp_path: Path, capsys, monkeypatch) -> None:

@@ -16,6 +16,7 @@ from ndcg_spark import columns as c
 from ndcg_spark.errors import EXIT_INPUT_REJECTED, EXIT_OK
 from ndcg_spark.publish import atomic
 from ndcg_spark.publish.staging import STAGING_DIR
+from ndcg_spark.report.html import PLOTLY_FILE
 from tests.conftest import RESULTS, run_job, snapshot, write
 
 
@@ -25,10 +26,11 @@ def test_layout_is_a_folder_per_dataset_and_date_and_a_manifest(inputs, tmp_path
     for name in ("per_query", "summary"):
         data = [file for file in os.listdir(output / name / "eval_date=2026-12-01") if not file.startswith((".", "_"))]
         assert len(data) == 1 and data[0].startswith("part-00000-") and data[0].endswith(".parquet")  # a small one: one file
-    assert sorted(os.listdir(output / "report")) == ["2026-12-01.html", "2026-12-01.md"]
+    assert sorted(os.listdir(output / "report")) == sorted(["2026-12-01.html", "2026-12-01.md", PLOTLY_FILE])
     assert not (output / STAGING_DIR).exists()
     record = json.loads((output / "_manifests" / "2026-12-01.json").read_text())
     assert record["eval_date"] == "2026-12-01" and record["outputs"]["report"]["path"].endswith("2026-12-01.html")
+    assert record["outputs"]["report_script"]["path"].endswith(f"/report/{PLOTLY_FILE}")  # once per output
     assert record["inputs"]["results"]["rows"] == 9 and record["inputs"]["judgments"]["files"] == 1
     assert record["outputs"]["per_query"]["rows"] == 2 * 2 * 4  # runs x queries x (5, 10, 20, uncut)
     assert record["config"]["ks"] == [5, 10, 20] and record["versions"]["spark"]

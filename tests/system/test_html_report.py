@@ -3,6 +3,8 @@ should show, and the page needs no network."""
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,11 +14,13 @@ import pytest
 
 from ndcg_spark.errors import EXIT_OK
 from ndcg_spark.job.cli import main
+from ndcg_spark.report.html import PLOTLY_FILE
 from scripts.make_sample import generate, query_metadata
 from tests.conftest import HANG_SECONDS
 
-CHARTS = ("ndcg-by-k", "distribution", "differences", "trend")
+CHARTS = ("ndcg-by-k", "uncut", "distribution", "differences", "trend")
 RUNS = ("bm25", "dense", "hybrid")
+SCREENSHOTS = os.environ.get("NDCG_SPARK_SCREENSHOTS")
 DATES = ("2026-11-30", "2026-12-01")
 
 
@@ -38,6 +42,10 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
         str(folder / "out"),
         "--k",
         "5,10,20",
+        "--measure",
+        "P.5,10",
+        "--measure",
+        "map",
     ]
     assert main([*inputs, "--eval-date", DATES[0]]) == EXIT_OK
     assert (
@@ -83,11 +91,17 @@ def browser() -> Iterator[object]:
         driver.quit()
 
 
-def test_page_is_self_contained(report: Path) -> None:
-    page = report.read_text()
-    assert "<script src=" not in page and "<link" not in page  # nothing fetched when opened
-    assert page.count('class="chart"') == len(CHARTS)
-    assert (report.parent / f"{DATES[0]}.html").exists()  # one page per eval date
+def test_pages_share_one_copy_of_plotly_beside_them(report: Path) -> None:
+    """Nothing is fetched from the network; plotly's JavaScript is one file in report/, which every
+    date's page loads, not 4.9 MB inlined in each."""
+    pages = sorted(report.parent.glob("*.html"))
+    assert [page.name for page in pages] == [f"{date}.html" for date in DATES]  # one page per eval date
+    assert [path.name for path in report.parent.glob("*.js")] == [PLOTLY_FILE]
+    for page in pages:
+        text = page.read_text()
+        assert re.findall(r'<script src="([^"]*)"', text) == [PLOTLY_FILE] and "<link" not in text
+        assert len(text) < 500_000  # the page alone: its numbers and figures
+    assert report.read_text().count('class="chart"') == len(CHARTS)
 
 
 def test_charts_are_drawn_in_chromium(report: Path, browser) -> None:
@@ -99,7 +113,8 @@ def test_charts_are_drawn_in_chromium(report: Path, browser) -> None:
     WebDriverWait(browser, HANG_SECONDS, poll_frequency=0.1).until(lambda driver: driver.execute_script(drawn) == len(CHARTS))
     for chart in CHARTS:
         traces = browser.execute_script(f"return document.getElementById('{chart}').querySelectorAll('g.trace').length")
-        names = browser.execute_script(f"return document.getElementById('{chart}').data.map(t => t.name)")
+        shown = f"return document.getElementById('{chart}').data.filter(t => t.visible !== false).map(t => t.name)"
+        names = browser.execute_script(shown)
         expected = [run for run in RUNS if run != "bm25"] if chart == "differences" else list(RUNS)
         assert sorted(names) == expected, chart
         assert traces >= len(expected), chart
@@ -116,3 +131,56 @@ def test_charts_are_drawn_in_chromium(report: Path, browser) -> None:
     text = browser.find_element("tag name", "body").text
     assert "biggest wins and losses" in text and "Against the baseline bm25" in text and "by slice" in text
     assert "Scored with gain=linear." in text
+    if SCREENSHOTS:  # NDCG_SPARK_SCREENSHOTS=DIR: the whole page, to look at
+        height = browser.execute_script("return document.body.scrollHeight")
+        browser.set_window_size(1200, height)
+        browser.save_screenshot(str(Path(SCREENSHOTS) / "report.png"))
+        browser.set_window_size(1200, 900)
+
+
+def test_k_is_a_category_axis_of_the_cutoffs_evaluated(report: Path, browser) -> None:
+    _open(browser, report)
+    assert browser.execute_script("return document.getElementById('ndcg-by-k')._fullLayout.xaxis.type") == "category"
+    ticks = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#ndcg-by-k .xtick text')).map(t => t.textContent)"
+    )
+    assert ticks == ["5", "10", "20"]  # no 6, 8, ..., no 9.5
+
+
+def test_every_measure_has_a_chart(report: Path, browser) -> None:
+    """The menu of the chart against k offers each measure with cutoffs, NDCG first; the bars show
+    the measures without one."""
+    _open(browser, report)
+    buttons = browser.execute_script("return document.getElementById('ndcg-by-k').layout.updatemenus[0].buttons")
+    assert [button["label"] for button in buttons] == ["ndcg", "P"]
+    traces = browser.execute_script("return document.getElementById('ndcg-by-k').data.map(t => [t.meta, t.visible])")
+    assert [meta for meta, visible in traces if visible] == ["ndcg_cut"] * len(RUNS)
+    assert buttons[1]["args"][0]["visible"] == [meta == "P" for meta, _ in traces]
+    bars = browser.execute_script("return document.getElementById('uncut').data.map(t => t.x)")
+    assert all(list(x) == ["ndcg", "map"] for x in bars) and len(bars) == len(RUNS)
+
+
+def test_the_comparison_table_says_what_its_columns_mean(report: Path, browser) -> None:
+    _open(browser, report)
+    headers = browser.execute_script(
+        "return Array.from(document.querySelectorAll('h2')).filter(h => h.textContent.startsWith('Against the baseline'))[0]"
+        ".nextElementSibling.querySelectorAll('th').length"
+    )
+    names = browser.execute_script(
+        "const table = Array.from(document.querySelectorAll('h2'))"
+        ".filter(h => h.textContent.startsWith('Against the baseline'))[0].nextElementSibling;"
+        "return Array.from(table.querySelectorAll('th')).map(th => th.textContent)"
+    )
+    assert len(names) == headers and "Holm p(t)" in names and "Holm p(rand)" in names
+    assert len(set(names)) == len(names), names  # no two columns headed alike
+    legend = browser.find_element("css selector", ".comparison-legend").text
+    for term in ("queries: those both the run and bm25 scored", "W/T/L:", "p(t):", "p(rand):", "Holm:", "95% CI:"):
+        assert term in legend, term
+
+
+def _open(browser, report: Path) -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(report.as_uri())
+    drawn = "return Array.from(document.querySelectorAll('.js-plotly-plot')).filter(e => e.querySelector('.main-svg')).length"
+    WebDriverWait(browser, HANG_SECONDS, poll_frequency=0.1).until(lambda driver: driver.execute_script(drawn) == len(CHARTS))

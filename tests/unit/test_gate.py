@@ -223,5 +223,11 @@ def test_the_page_opens_with_the_verdict_in_green_or_red() -> None:
     assert passed.startswith('<section class="gate passed"><h2>Gate: passed against the report of 2026-12-01')
     assert failed.startswith('<section class="gate failed"><h2>Gate: FAILED against the report of 2026-12-01')
     assert "<td>+0.0000</td><td>[-0.2000, -0.0500]</td>" in passed  # signed, as the tables
-    assert "<td>FAILED</td>" in failed and "queries that fell most against 2026-12-01" in failed
+    assert "<td>FAILED</td>" in failed and "new ndcg@10 against the report of 2026-12-01: what fell most" in failed
+    assert "<td>q7</td><td>0.9000</td><td>0.1000</td>" in failed  # the queries that fell most
+    assert "<td>locale</td><td>de</td><td>0.7000</td><td>0.4000</td>" in failed  # and the slices, beside them
+    assert "<td>locale</td><td>(null)</td>" in failed
     assert "fell most" not in passed and _gate_section(data) == ""
+    # What failed is listed first, as the command prints it.
+    both = _gate_section(replace(data, verdict=Verdict((_row("same", 0.6, 0.6, 1.0), _row("new", 0.6, 0.5, 0.001)), rule)))
+    assert both.index("<td>new</td>") < both.index("<td>same</td>")

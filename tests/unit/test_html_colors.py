@@ -36,7 +36,7 @@ def test_each_run_keeps_its_color_on_every_chart() -> None:
         differences={"bm25": [-0.1, 0.0, 0.1], "dense": [-0.2, 0.1, 0.3]},
         trend=[("2026-11-30", "old", 0.4), *[("2026-12-01", run, 0.5) for run in runs]],
     )
-    page = render(data)
+    page = render(data).html
     colors: dict[str, set[str]] = {}
     for chart in re.findall(r"Plotly\.newPlot\(\s*\"[^\"]+\",\s*(\[.*?\]),\s*\{", page, re.DOTALL):
         for trace in json.loads(chart):
@@ -66,7 +66,7 @@ def test_the_precision_recall_curve_draws_each_run_in_its_color() -> None:
     data = ReportData(
         title="t", k=10, summary=summary, comparison=[], slices=[], histogram={run: [1] * HISTOGRAM_BINS for run in runs}
     )
-    page = render(data)
+    page = render(data).html
     charts = _charts(page)
     (curve_id,) = [chart_id for chart_id in charts if "precision-recall" in chart_id]
     curve = {trace["name"]: trace for trace in charts[curve_id]}
@@ -82,5 +82,5 @@ def test_without_iprec_at_recall_the_page_says_how_to_ask_for_the_curve() -> Non
     data = ReportData(
         title="t", k=10, summary=[_row("a", 10, 0.5)], comparison=[], slices=[], histogram={"a": [1] * HISTOGRAM_BINS}
     )
-    page = render(data)
+    page = render(data).html
     assert "Ask for iprec_at_recall" in page and not any("precision-recall" in chart_id for chart_id in _charts(page))
