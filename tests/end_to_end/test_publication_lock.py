@@ -81,11 +81,17 @@ def test_repair_of_an_output_with_nothing_to_finish(inputs, tmp_path: Path, caps
     assert snapshot(output) == before
 
 
+# The time the tests' fake clocks start at, and their locks were written at: what is judged stale
+# follows from these numbers alone, never from how long the test took to get there.
+NOW = dt.datetime(2026, 12, 1, 2, 0, tzinfo=dt.UTC)
+
+
 class _Clock:
-    """The lock's clock, moved by its own waiting only: 60 s pass without being waited for."""
+    """The lock's clock, moved by its own waiting only: 60 s pass without being waited for. It
+    starts at NOW, whatever the machine's clock says."""
 
     def __init__(self) -> None:
-        self.wall_now, self.monotonic_now = time.time(), 0.0
+        self.wall_now, self.monotonic_now = NOW.timestamp(), 0.0
 
     def sleep(self, seconds: float) -> None:
         self.wall_now += seconds
@@ -144,7 +150,7 @@ def test_of_two_runs_that_judge_one_lock_stale_one_takes_it_over(spark: SparkSes
     lock. A, late, must not move B's lock aside (a third run could then take the empty name, and
     two would publish): its takeover finds the dead lock claimed, looks again, and waits for B."""
     path = str(tmp_path / LOCK_FILE)
-    dead = _lock(tmp_path, socket.gethostname(), _dead_pid(), dt.datetime.now(dt.UTC))
+    dead = _lock(tmp_path, socket.gethostname(), _dead_pid(), NOW)
     found = dead.read_text()
     fs = FileSystem(spark, str(tmp_path))
     fake = _Clock()
@@ -177,12 +183,12 @@ def test_a_lock_that_changes_hands_during_a_takeover_goes_back_to_its_new_holder
     lock (as if the dead one had been released and taken in between): what was moved goes back,
     and this run waits for the live one, then times out naming it."""
     path = str(tmp_path / LOCK_FILE)
-    dead = _lock(tmp_path, socket.gethostname(), _dead_pid(), dt.datetime.now(dt.UTC))
+    dead = _lock(tmp_path, socket.gethostname(), _dead_pid(), NOW)
     live = {
         "token": "t1",
         "host": "elsewhere.example",
         "pid": 4242,
-        "since": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "since": NOW.isoformat(timespec="seconds"),
         "eval_date": "2026-12-01",
     }
 
@@ -216,3 +222,16 @@ def test_the_sweep_keeps_young_staging_and_what_a_commit_record_needs(spark: Spa
     assert kept == ["old-recorded", "young"]  # a live run's, and one a dead run's record needs
     run.discard()
     assert sorted(path.name for path in staging.iterdir()) == ["old-recorded", "young"]
+
+
+def test_staleness_is_decided_by_the_locks_clock_alone(spark: SparkSession, tmp_path: Path) -> None:
+    """A lock one second past the stale age is taken over; one second short of it is waited for:
+    decided on the fake clock's numbers, however long the test takes between the two."""
+    fs, path = FileSystem(spark, str(tmp_path)), str(tmp_path / LOCK_FILE)
+    _lock(tmp_path, "elsewhere.example", 12345, NOW - dt.timedelta(seconds=61))
+    with publication_lock(fs, path, None, timeout_seconds=0, stale_seconds=60, clock=_Clock().clock()) as me:
+        assert json.loads((tmp_path / LOCK_FILE).read_text())["token"] == me.token
+    _lock(tmp_path, "elsewhere.example", 12345, NOW - dt.timedelta(seconds=59))
+    with pytest.raises(LockTimeout, match="elsewhere.example pid 12345"):
+        with publication_lock(fs, path, None, timeout_seconds=0, stale_seconds=60, clock=_Clock().clock()):
+            pytest.fail("took a lock 59 s old, stale only after 60 s")

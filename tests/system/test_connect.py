@@ -25,6 +25,7 @@ from ndcg_spark.measures import parse_measures
 from ndcg_spark.scoring.dcg import PER_QUERY_COLUMNS
 from tests import connect_scenarios, oracle
 from tests.conftest import HANG_SECONDS, JUDGMENTS, RESULTS, ROOT, job_env, run_job, write
+from tests.plans import MAIN_PASS_SORTS
 from tests.references import generated, pytrec_ndcg
 
 pytestmark = pytest.mark.slow
@@ -199,10 +200,12 @@ def test_tuning_picks_the_telling_feature(both: tuple[dict, dict]) -> None:
 
 def test_the_connect_plan_shuffles_each_input_once(both: tuple[dict, dict]) -> None:
     """As tests/transforms/test_plan.py checks the classic plan: two exchanges (one per input,
-    the ideal side reusing the judgments'), no broadcast, four sorts; the same counts as classic
-    (the rows test above)."""
+    the ideal side reusing the judgments'), no broadcast, and the main pass's sorts as
+    tests/plans.py measured them for this pyspark; the same counts as classic (the rows test above)."""
     _, connect = both
-    assert connect["plan"] == {"exchanges": 2, "reused": 1, "broadcasts": 0, "sorts": 4}
+    plan = dict(connect["plan"])
+    assert plan.pop("sorts") in MAIN_PASS_SORTS, connect["plan"]
+    assert plan == {"exchanges": 2, "reused": 1, "broadcasts": 0}
 
 
 def test_a_published_report_reads_back_and_gates_alike(both: tuple[dict, dict]) -> None:

@@ -81,7 +81,7 @@ def test_main_pass_shuffles_each_input_once(
     # reads the judgments' exchange before the copies window, so the judgments are not sorted
     # for copies twice.
     sorts = SORT.findall(plan)
-    assert len(sorts) == MAIN_PASS_SORTS, drift(plan)
+    assert len(sorts) in MAIN_PASS_SORTS, drift(plan)
     assert re.search(r"Sort \[query_id#\d+L? ASC NULLS FIRST, run_id#\d+ ASC NULLS FIRST, " + ranked_by, plan), drift(plan)
 
 
@@ -125,7 +125,7 @@ def test_variants_and_several_inputs_add_no_sort_and_no_shuffle(spark: SparkSess
     pairs = main_pass(*read_inputs(spark, config), plan).pairs
     plan = _plan(pairs)
     _assert_one_shuffle_per_input(plan)
-    assert len(SORT.findall(plan)) == MAIN_PASS_SORTS, drift(plan)
+    assert len(SORT.findall(plan)) in MAIN_PASS_SORTS, drift(plan)
 
 
 EVERY_MEASURE = ("P.5,10", "recall.5,100", "map", "map_cut.10", "recip_rank", "Rprec", "success.1,5", "bpref")
@@ -174,4 +174,4 @@ def test_every_measure_adds_no_sort_and_no_shuffle(
     _assert_one_shuffle_per_input(every)
     assert counts(every) == counts(ndcg_alone), drift(every)
     if not lenient:
-        assert len(SORT.findall(every)) == MAIN_PASS_SORTS, drift(every)
+        assert len(SORT.findall(every)) in MAIN_PASS_SORTS, drift(every)
