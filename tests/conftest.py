@@ -87,11 +87,14 @@ TIER_ORDER = ("system", "end_to_end", "transforms", "unit")
 LONG_FILES = ("test_lost_worker.py", "test_connect.py", "test_determinism.py", "test_evaluator.py")
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Files in the order above (each file's tests keep their order). pytest-xdist hands whole
     files to its workers in this order (scripts/test.sh passes --no-loadscope-reorder): xdist's
     own order, by number of tests alone, left the system tier's one-test files for the end, one
-    worker busy and one idle."""
+    worker busy and one idle. With pytest-randomly shuffling (`-p randomly`), its order stands,
+    files and tests: a run in another order shows that no test depends on one before it."""
+    if config.pluginmanager.hasplugin("randomly") and config.getoption("randomly_reorganize", default=False):
+        return
     counts = Counter(item.path for item in items)
 
     def rank(item: pytest.Item) -> tuple[int, bool, int, str]:
