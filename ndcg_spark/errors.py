@@ -22,12 +22,11 @@ class NdcgSparkError(Exception):
     # The setting whose value is refused: its message names the Python keyword, and the command
     # adds the flag and the config key that set it.
     setting: Setting | None = None
+    # The setting that names an input's columns, when the input lacks one: the remedy to name.
+    naming: Setting | None = None
 
     def __str__(self) -> str:
         return self.said(VOICE_PYTHON)
-
-    # The setting that names an input's columns, when the input lacks one: the remedy to name.
-    naming: Setting | None = None
 
     def said(self, voice: Voice) -> str:
         message = super().__str__()
