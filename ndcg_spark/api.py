@@ -21,7 +21,7 @@ from ndcg_spark.declarations import build
 from ndcg_spark.errors import ConfigError
 from ndcg_spark.evaluation import evaluate_checked
 from ndcg_spark.gate.against import Reference, judge
-from ndcg_spark.gate.rule import DEFAULT_ALPHA, GateSettings
+from ndcg_spark.gate.rule import DEFAULT_ALPHA, GateSettings, bad_threshold
 from ndcg_spark.gate.verdict import Verdict
 from ndcg_spark.io.trec import QRELS, RUN, read_trec
 from ndcg_spark.measures import report_order
@@ -160,7 +160,7 @@ def gate(
     )
     rule = settings.rule(reported, VOICE_PYTHON)
     if rule is None:
-        raise ConfigError("fail_on_drop must be a drop such as 0.01 (absolute) or 2% (relative), got None")
+        raise bad_threshold(fail_on_drop)
     against = Reference.baseline(reference) if isinstance(reference, str) else gate_reference(reference, judgments_of(report))
     spark = report.per_query.sparkSession
     with session_settings(spark, PLAN_CONF):

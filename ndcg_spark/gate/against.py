@@ -68,18 +68,24 @@ def judge(
     says why there is no reference when there is none."""
     values = with_value(per_query)
     runs = sorted({row[c.RUN_ID] for row in evaluation.summary})
-    rows = [row for reference in references for row in _against(values, evaluation, runs, reference, rule, resampling)]
+    after = slice_means(evaluation.slices)
+    rows = [row for reference in references for row in _against(values, evaluation, after, runs, reference, rule, resampling)]
     return Verdict(tuple(rows), rule, note)
 
 
 def _against(
-    values: DataFrame, evaluation: Evaluation, runs: list[str], reference: Reference, rule: GateRule, resampling: Resampling
+    values: DataFrame,
+    evaluation: Evaluation,
+    after: SliceMeans,
+    runs: list[str],
+    reference: Reference,
+    rule: GateRule,
+    resampling: Resampling,
 ) -> list[GateRow]:
     """One pairing serves the comparison and the queries that fell most. Against a baseline, the
     report's own comparison rows are used when it holds them; Holm corrects across runs within
     each (measure, k)."""
     cutoffs = list(rule.cutoffs)
-    after = slice_means(evaluation.slices)
     if reference.kind == REFERENCE_BASELINE:
         require_baseline(reference.name, runs)
         pairs = paired(values, reference.name, cutoffs)

@@ -52,8 +52,12 @@ def parse_threshold(value: Any) -> Threshold | None:
     except ValueError:
         amount = -1.0
     if not amount >= 0 or amount == float("inf") or isinstance(value, bool):
-        raise ConfigError(f"fail_on_drop must be a drop such as 0.01 (absolute) or 2% (relative), got {value!r}")
+        raise bad_threshold(value)
     return Threshold(amount, relative)
+
+
+def bad_threshold(value: Any) -> ConfigError:
+    return ConfigError(f"fail_on_drop must be a drop such as 0.01 (absolute) or 2% (relative), got {value!r}")
 
 
 def parse_alpha(value: Any) -> float:

@@ -69,9 +69,14 @@ def argument_parser(kind: type[Options] = Options, job: type[JobConfig] = JobCon
 def _help(item: Any) -> str:
     spec = declaration(item)
     default = shown(item)
-    quiet = spec.switch or spec.aliases or default.startswith("none") or default in ("required", "{}")
+    quiet = spec.switch or spec.aliases or default.startswith("none") or default == "required"
     suffix = "" if quiet else f" (default: {default})"
     return (spec.help + suffix).replace("%", "%%")  # argparse formats help with %
+
+
+def _metavar(flag: str) -> str:
+    """--against-date's value as --help names it: AGAINST_DATE."""
+    return flag[2:].upper().replace("-", "_")
 
 
 def _add(group: Any, item: Any, name: str) -> None:
@@ -83,7 +88,7 @@ def _add(group: Any, item: Any, name: str) -> None:
             exclusive.add_argument(flag, dest=name, help=_help(item))
         for alias in spec.aliases:
             if alias.const is None:
-                exclusive.add_argument(alias.flag, dest=name, metavar=alias.flag[2:].upper().replace("-", "_"), help=alias.help)
+                exclusive.add_argument(alias.flag, dest=name, metavar=_metavar(alias.flag), help=alias.help)
             else:
                 exclusive.add_argument(alias.flag, dest=name, action="store_const", const=alias.const, help=alias.help)
         return
@@ -92,7 +97,7 @@ def _add(group: Any, item: Any, name: str) -> None:
     if spec.switch:
         group.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, help=_help(item))
         return
-    metavar = None if spec.choices else flag[2:].upper().replace("-", "_")
+    metavar = None if spec.choices else _metavar(flag)
     action = "append" if spec.repeat else "store"
     group.add_argument(flag, dest=name, choices=spec.choices or None, metavar=metavar, action=action, help=_help(item))
 

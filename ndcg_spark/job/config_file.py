@@ -42,10 +42,9 @@ def settings_from_toml(doc: Mapping[str, Any], kind: type[Options] = Options, jo
     settings = empty_settings()
     for name in doc:
         table, keys = _table(doc, name), tables[name]
-        rest = {key: value for key, value in table.items() if key not in keys}
         if WHOLE_TABLE in keys:  # a whole-table setting takes the keys no other setting of its table claims
             kind_of, keyword = keys[WHOLE_TABLE]
-            settings[kind_of][keyword] = rest
+            settings[kind_of][keyword] = {key: value for key, value in table.items() if key not in keys}
         else:
             _known(table, name, list(keys))
         for key, value in table.items():

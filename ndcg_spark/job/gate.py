@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from pyspark.sql import SparkSession
 
-from ndcg_spark.comparison.rows import Resampling, cutoffs_of
+from ndcg_spark.comparison.rows import Resampling
 from ndcg_spark.errors import ConfigError
 from ndcg_spark.gate.against import Reference, judge
 from ndcg_spark.gate.verdict import Verdict
@@ -66,8 +66,7 @@ def gate_verdict(
 ) -> Verdict | None:
     """The verdict on this run's report, or None when no gate is asked for; `judgments` is this
     run's record of its judgments (manifest.input_records)."""
-    options = config.options
-    rule = config.gate.rule(cutoffs_of(options.ks, options.uncut, options.measures))
+    options, rule = config.options, config.gate_rule
     if rule is None:
         return None
     references = [] if options.baseline is None else [Reference.baseline(options.baseline)]

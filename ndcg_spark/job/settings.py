@@ -274,12 +274,12 @@ class JobConfig:
     def recorded(self) -> dict[str, Any]:
         """The configuration as the manifest (and MLflow's params) record it: the job's settings,
         the gate's under gate (None when off), and every option, side by side."""
-        rule = self.gate_rule
+        job, rule = recorded(self), self.gate_rule
+        against = job.pop("against")
         gate = None
         if rule is not None:
             measures = [cut.asked for cut in rule.cutoffs]  # as resolved against the report's cutoffs
-            gate = {**recorded(self.gate), "measures": measures, "against": recorded(self)["against"]}
-        job = {name: value for name, value in recorded(self).items() if name != "against"}
+            gate = {**recorded(self.gate), "measures": measures, "against": against}
         return {**job, "gate": gate, **self.options.recorded()}
 
 

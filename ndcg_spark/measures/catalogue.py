@@ -600,7 +600,12 @@ def label(name: str, k: int | None) -> str:
     recip_rank@10, iprec_at_recall_0.10."""
     if k is None:
         return name
-    return f"{'ndcg' if name == NDCG_CUT else 'map' if name == 'map_cut' else name}@{k}"
+    return f"{cut_head(name)}@{k}"
+
+
+def cut_head(name: str) -> str:
+    """A measure with cutoffs as the tables head it before '@k': ndcg_cut as ndcg, map_cut as map."""
+    return "ndcg" if name == NDCG_CUT else "map" if name == "map_cut" else name
 
 
 def combine_of(name: str) -> str:

@@ -26,7 +26,7 @@ from ndcg_spark import columns as c
 from ndcg_spark.comparison import rows as cmp
 from ndcg_spark.formats import NULL_VALUE, format_signed
 from ndcg_spark.gate.verdict import FAILED, PASSED, GateRow
-from ndcg_spark.measures import NDCG_MEASURES, family_of, label, report_order
+from ndcg_spark.measures import NDCG_MEASURES, cut_head, family_of, label, report_order
 from ndcg_spark.report.data import HISTOGRAM_BINS, QUANTILES, Page, ReportData
 from ndcg_spark.report.formatting import (
     INTERVAL,
@@ -132,7 +132,7 @@ def _by_k_chart(data: ReportData) -> str:
             trace = _line([(str(k), value) for k, value in points], run, colors[run])
             trace.update(visible=index == 0, legendgroup=run, meta=family)
             figure.add_trace(trace)
-    names = {family: label(family, 1).rsplit("@", 1)[0] for family in families}  # ndcg_cut as ndcg, as the tables
+    names = {family: cut_head(family) for family in families}
     title = {family: f"mean {names[family]}@k" for family in families}
     figure.update_layout(
         xaxis_title="k",
