@@ -15,7 +15,7 @@ from pyspark.sql import DataFrame, SparkSession
 from ndcg_spark import columns as c
 from ndcg_spark.checks.inputs import GIVEN, JUDGMENTS, RESULTS, Source, canonical_inputs, require_columns
 from ndcg_spark.comparison.compare import compare as compare_rows
-from ndcg_spark.comparison.pairing import with_value
+from ndcg_spark.comparison.pairing import wide_values, with_value
 from ndcg_spark.comparison.rows import Cutoff, Resampling, comparison_rows_frame
 from ndcg_spark.declarations import build
 from ndcg_spark.errors import ConfigError
@@ -130,7 +130,7 @@ def compare(
     cutoffs = sorted((Cutoff(row[0], row[1]) for row in measured), key=lambda cut: report_order(cut.measure, cut.k))
     spark = per_query.sparkSession
     with session_settings(spark, PLAN_CONF):
-        rows = compare_rows(spark, per_query, str(baseline), runs, cutoffs, plan)
+        rows = compare_rows(spark, wide_values(per_query, cutoffs), str(baseline), runs, cutoffs, plan)
     return comparison_rows_frame(spark, rows)
 
 

@@ -17,12 +17,22 @@ from ndcg_spark import columns as c
 from ndcg_spark.checks.inputs import Input
 from ndcg_spark.checks.observe import InputCounts, Observed, enforce, observe
 from ndcg_spark.comparison.compare import compare
-from ndcg_spark.comparison.rows import ComparisonRow, Resampling, comparison_rows_frame, cutoffs_of
+from ndcg_spark.comparison.pairing import cutoff_column
+from ndcg_spark.comparison.rows import ComparisonRow, Cutoff, Resampling, comparison_rows_frame, cutoffs_of
 from ndcg_spark.errors import InputError
 from ndcg_spark.frames import local_frame
 from ndcg_spark.options import Options
 from ndcg_spark.progress import step
-from ndcg_spark.scoring.dcg import JUDGED_QUERIES, evaluated_pairs, measured, measured_rows, per_query_rows, query_pairs
+from ndcg_spark.scoring.dcg import (
+    JUDGED_QUERIES,
+    MeasuredRow,
+    evaluated_pairs,
+    measured,
+    measured_rows,
+    per_query_rows,
+    query_pairs,
+    value_column,
+)
 from ndcg_spark.scoring.plan import ScoringPlan
 from ndcg_spark.scoring.ranking import FIRST_INPUT, LAST_INPUT
 from ndcg_spark.scoring.slices import (
@@ -197,7 +207,8 @@ def _report(
             resampling = Resampling.of(options)
             run_ids = [run.run_id for run in runs]
             cutoffs = cutoffs_of(options.ks, options.uncut, options.measures)
-            comparison = compare(spark, per_query, options.baseline, run_ids, cutoffs, resampling)
+            wide = _wide_values(evaluated, measures, cutoffs)
+            comparison = compare(spark, wide, options.baseline, run_ids, cutoffs, resampling)
             counts.update(baseline=options.baseline, rows=len(comparison))
     slices = []
     if slice_input is not None and options.slices:
@@ -218,6 +229,15 @@ def _report(
         slices=slices,
         pair_rows=scored.pair_rows,
     )
+
+
+def _wide_values(evaluated: DataFrame, measures: list[MeasuredRow], cutoffs: list[Cutoff]) -> DataFrame:
+    """Per (run, query), each compared cutoff's value (pairing.wide_values' columns), from the
+    wide rows the long per_query rows are made of: the same doubles, without the shuffle that
+    pivots the long rows back (half the comparison's time with 13 cutoffs)."""
+    column = {(row.measure, row.k): value_column(index) for index, row in enumerate(measures)}
+    values = [F.col(column[(cut.measure, cut.k)]).alias(cutoff_column("v", cut)) for cut in cutoffs]
+    return measured(evaluated, measures).select(c.RUN_ID, c.QUERY_ID, *values)
 
 
 def measure_order(row: Row) -> tuple[object, ...]:

@@ -9,17 +9,14 @@ from typing import Any
 
 from pyspark.errors import PythonException
 from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
 from ndcg_spark.comparison.pairing import EXACT_DRAWS, N_PAIRS, PERMS, cutoff_column, pair_stats, paired
 from ndcg_spark.comparison.resampling import (
     draw_arrays,
     draw_rows,
-    fixed_point,
     fixed_rows,
     fixed_scale,
-    resampled_sums,
     resampling_plan,
     start_python_workers,
 )
@@ -53,15 +50,16 @@ def require_baseline(baseline: str, runs: list[str]) -> None:
 
 def compare(
     spark: SparkSession,
-    per_query: DataFrame,
+    wide: DataFrame,
     baseline: str,
     runs: list[str],
     cutoffs: list[Cutoff],
     resampling: Resampling,
 ) -> list[ComparisonRow]:
-    """The comparison rows (COMPARISON_SCHEMA), one per other run and cutoff, runs in order."""
+    """The comparison rows (COMPARISON_SCHEMA), one per other run and cutoff, runs in order, from
+    a row per (run, query) with each cutoff's value (pairing.wide_values' columns)."""
     require_baseline(baseline, runs)
-    pairs = paired(per_query, baseline, cutoffs).cache()
+    pairs = paired(wide, baseline, cutoffs).cache()
     try:
         return compare_pairs(spark, pairs, baseline, [run for run in runs if run != baseline], cutoffs, resampling)
     finally:
@@ -90,16 +88,15 @@ def compare_pairs(
         scale = fixed_scale(max(row[N_PAIRS] for row in stats.values()))
         plan = resampling_plan(spark, stats, resampling)
         plans = {row[c.RUN_ID]: row for row in plan.collect()}
-        observed = pairs.groupBy(c.RUN_ID).agg(
-            *[F.sum(fixed_point(cutoff_column("d", cut), scale)).alias(cutoff_column("obs", cut)) for cut in cutoffs]
-        )
         fixed = fixed_rows(pairs, plan, cutoffs, scale, exact=any(row[EXACT_DRAWS] for row in plans.values()))
         if arrays:
             draws = draw_arrays(fixed, cutoffs, resampling, pair_rows)
         else:
             draws = draw_rows(fixed, cutoffs, resampling)
+        from ndcg_spark.comparison.resampled import resampled_sums  # numpy: a comparison's only
+
         try:
-            resampled = resampled_sums(draws, observed, cutoffs, resampling, scale)
+            resampled = resampled_sums(draws, cutoffs, resampling, scale)
         except PythonException as error:
             raise _missing_module(error) or error from None
     rows = [

@@ -22,7 +22,7 @@ from pyspark.sql import SparkSession
 
 from ndcg_spark import columns as c
 from ndcg_spark.comparison import xxhash
-from ndcg_spark.comparison.draws import BOOTSTRAP_TAG, POISSON_CDF, RANDOMIZATION_TAG, UNIFORM_BITS
+from ndcg_spark.comparison.draws import BOOTSTRAP_TAG, OBSERVED_DRAW, POISSON_CDF, RANDOMIZATION_TAG, UNIFORM_BITS
 from ndcg_spark.comparison.pairing import DRAW, DRAWS, EXACT_DRAWS, INDEX, PERMS, WEIGHTS
 
 Array = Any  # numpy arrays; their dtypes' stubs are noise here
@@ -57,6 +57,7 @@ class _RunSums:
     perms: int
     draws: int
     exact: bool
+    observed: Array  # the values' sums, no sign flipped
     perm: Array
     boot: Array
     weights: Array
@@ -68,6 +69,7 @@ class _RunSums:
             perms,
             draws,
             exact,
+            np.zeros(width, dtype=np.int64),
             np.zeros((perms, width), dtype=np.int64),
             np.zeros((bootstrap, width), dtype=np.int64),
             np.zeros(bootstrap, dtype=np.int64),
@@ -190,7 +192,9 @@ class DrawPartials:
                 else:
                     assert signs is not None
                     flipped = signs[local]
-                sums.perm += part.sum(axis=0) - 2 * exact_products(flipped, part)
+                total = part.sum(axis=0)
+                sums.observed += total
+                sums.perm += total - 2 * exact_products(flipped, part)
                 sums.boot += exact_products(weights[local], part)
                 sums.weights += np.rint(weights[local].sum(axis=0)).astype(np.int64)
                 sums.seen |= valid[mine].any(axis=0)
@@ -200,23 +204,27 @@ class DrawPartials:
         weights: list[tuple[Array, Array]] = []
         perm: list[list[tuple[Array, Array]]] = [[] for _ in self.values]
         boot: list[list[tuple[Array, Array]]] = [[] for _ in self.values]
-        for run, sums in partition.items():
-            names.append(np.full(sums.draws, run, dtype=object))
-            draws.append(np.arange(sums.draws, dtype=np.int64))
-            weights.append(_padded(sums.weights, sums.draws, True))
+        for run, sums in partition.items():  # each run's OBSERVED_DRAW row, then its draws
+            names.append(np.full(sums.draws + 1, run, dtype=object))
+            draws.append(np.arange(OBSERVED_DRAW, sums.draws, dtype=np.int64))
+            weights.append(_padded(sums.weights, sums.draws, True, None))
             for i in range(len(self.values)):
-                perm[i].append(_padded(sums.perm[:, i], sums.draws, bool(sums.seen[i])))
-                boot[i].append(_padded(sums.boot[:, i], sums.draws, bool(sums.seen[i])))
+                seen = bool(sums.seen[i])
+                perm[i].append(_padded(sums.perm[:, i], sums.draws, seen, sums.observed[i]))
+                boot[i].append(_padded(sums.boot[:, i], sums.draws, seen, None))
         arrays = [pa.array(np.concatenate(names), pa.string()), pa.array(np.concatenate(draws), pa.int64())]
         arrays += [_column(parts) for parts in (weights, *perm, *boot)]
         return pa.RecordBatch.from_arrays(arrays, names=[c.RUN_ID, DRAW, WEIGHTS, *self.perm_names, *self.boot_names])
 
 
-def _padded(values: Array, draws: int, seen: bool) -> tuple[Array, Array]:
-    """values for the first len(values) draws and null for the rest: all null if no value was seen."""
-    out, missing = np.zeros(draws, dtype=np.int64), np.ones(draws, dtype=bool)
+def _padded(values: Array, draws: int, seen: bool, observed: Any) -> tuple[Array, Array]:
+    """The OBSERVED_DRAW row's value (null for None), then values for the first len(values)
+    draws and null for the rest: all null if no value was seen."""
+    out, missing = np.zeros(draws + 1, dtype=np.int64), np.ones(draws + 1, dtype=bool)
     if seen:
-        out[: len(values)], missing[: len(values)] = values, False
+        out[1 : len(values) + 1], missing[1 : len(values) + 1] = values, False
+        if observed is not None:
+            out[0], missing[0] = observed, False
     return out, missing
 
 

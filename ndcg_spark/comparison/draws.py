@@ -12,3 +12,6 @@ POISSON_CDF = tuple(sum(math.exp(-1.0) / math.factorial(i) for i in range(j + 1)
 UNIFORM_BITS = 53
 # The first argument of each test's hash: the two tests draw independently.
 RANDOMIZATION_TAG, BOOTSTRAP_TAG = "randomization", "bootstrap"
+# The (run, draw) row of each engine's output that holds the observed sums (every sign +1, no
+# bootstrap weight): the test's reference comes out of the draws' own aggregation.
+OBSERVED_DRAW = -1

@@ -44,17 +44,18 @@ def _is(cutoff: Cutoff) -> str:
     return f"{c.MEASURE} = {sql_string(cutoff.measure)} AND {k}"
 
 
-def _wide(per_query: DataFrame, cutoffs: list[Cutoff]) -> DataFrame:
-    """One row per (run, query), the value at every (measure, k) in its own column."""
+def wide_values(per_query: DataFrame, cutoffs: list[Cutoff]) -> DataFrame:
+    """One row per (run, query), the value at every (measure, k) in its own column (v_K): the
+    long per_query rows pivoted, for a per_query read back. The evaluation, which holds the
+    wide rows it computed the long ones from, pairs those instead (no shuffle to pivot)."""
     return per_query.groupBy(c.RUN_ID, c.QUERY_ID).agg(
         *[F.expr(f"max(CASE WHEN {_is(cut)} THEN {c.VALUE} END)").alias(cutoff_column("v", cut)) for cut in cutoffs]
     )
 
 
-def paired(per_query: DataFrame, baseline: str, cutoffs: list[Cutoff]) -> DataFrame:
+def paired(wide: DataFrame, baseline: str, cutoffs: list[Cutoff]) -> DataFrame:
     """(run, query) for every other run and query scored for both: the baseline's value, the
-    run's and their difference at each cutoff (columns b_K, r_K, d_K)."""
-    wide = _wide(per_query, cutoffs)
+    run's and their difference at each cutoff (columns b_K, r_K, d_K), from wide_values' rows."""
     base = wide.filter(F.col(c.RUN_ID) == baseline).select(
         c.QUERY_ID, *[F.col(cutoff_column("v", cut)).alias(cutoff_column("b", cut)) for cut in cutoffs]
     )
@@ -65,10 +66,10 @@ def paired(per_query: DataFrame, baseline: str, cutoffs: list[Cutoff]) -> DataFr
 def paired_with_earlier(per_query: DataFrame, earlier: DataFrame, cutoffs: list[Cutoff]) -> DataFrame:
     """(run, query) for every run and query scored in both reports: the earlier report's value
     of the same run (b_K), this one's (r_K) and their difference (d_K), as paired() gives them."""
-    before = _wide(earlier, cutoffs).select(
+    before = wide_values(earlier, cutoffs).select(
         c.RUN_ID, c.QUERY_ID, *[F.col(cutoff_column("v", cut)).alias(cutoff_column("b", cut)) for cut in cutoffs]
     )
-    return _differences(_wide(per_query, cutoffs).join(before, on=[c.RUN_ID, c.QUERY_ID], how="inner"), cutoffs)
+    return _differences(wide_values(per_query, cutoffs).join(before, on=[c.RUN_ID, c.QUERY_ID], how="inner"), cutoffs)
 
 
 def _differences(joined: DataFrame, cutoffs: list[Cutoff]) -> DataFrame:

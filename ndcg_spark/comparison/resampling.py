@@ -28,12 +28,11 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
-from ndcg_spark.comparison.draws import BOOTSTRAP_TAG, POISSON_CDF, RANDOMIZATION_TAG, UNIFORM_BITS
+from ndcg_spark.comparison.draws import BOOTSTRAP_TAG, OBSERVED_DRAW, POISSON_CDF, RANDOMIZATION_TAG, UNIFORM_BITS
 from ndcg_spark.comparison.pairing import DRAW, DRAWS, EXACT_DRAWS, INDEX, N_PAIRS, PERMS, SIGN, WEIGHT, WEIGHTS, cutoff_column
 from ndcg_spark.comparison.rows import Cutoff, Resampling
-from ndcg_spark.frames import count_where, local_frame, sql_name
+from ndcg_spark.frames import local_frame, sql_name
 
-CONFIDENCE = 0.95
 MAX_EXACT_QUERIES = 20  # 2^20 sign patterns: beyond that, exact enumeration is never asked for
 _FIXED_LIMIT = 4 * 10**18  # sums of fixed-point values stay below 2^63
 _MAX_SCALE = 10**12
@@ -124,7 +123,8 @@ def fixed_rows(pairs: DataFrame, plan: DataFrame, cutoffs: list[Cutoff], scale: 
 
 def draw_rows(fixed: DataFrame, cutoffs: list[Cutoff], resampling: Resampling) -> DataFrame:
     """Per (run, draw): the sign-flipped sum of differences (randomization) and the Poisson-
-    weighted sum and weight (bootstrap), at every cutoff; from a row per (query, draw)."""
+    weighted sum and weight (bootstrap), at every cutoff; from a row per (query, draw). The
+    OBSERVED_DRAW row holds the observed sums (perm_K, no sign flipped; no weight)."""
     seed, draw, query = F.lit(resampling.seed), F.col(DRAW), F.col(c.QUERY_ID)
     flipped = F.when(F.col(EXACT_DRAWS), F.expr(f"shiftright({DRAW}, {INDEX}) & 1") == 1).otherwise(
         F.xxhash64(F.lit(RANDOMIZATION_TAG), seed, draw, query).bitwiseAND(F.lit(1)) == 1
@@ -132,12 +132,17 @@ def draw_rows(fixed: DataFrame, cutoffs: list[Cutoff], resampling: Resampling) -
     weight = _poisson(_uniform(F.lit(BOOTSTRAP_TAG), seed, draw, query)).cast("bigint")
     # The fixed-point differences are computed once per query, before the draws multiply the rows
     # (an expression beside explode() in one select would be evaluated once per draw).
-    exploded = fixed.select("*", F.explode(F.sequence(F.lit(0).cast("bigint"), F.col(DRAWS) - 1)).alias(DRAW)).select(
+    first = F.lit(OBSERVED_DRAW).cast("bigint")
+    observed = draw == first
+    exploded = fixed.select("*", F.explode(F.sequence(first, F.col(DRAWS) - 1)).alias(DRAW)).select(
         c.RUN_ID,
         DRAW,
         *[F.col(cutoff_column("f", cut)) for cut in cutoffs],
-        F.when(draw < F.col(PERMS), F.when(flipped, F.lit(-1)).otherwise(F.lit(1))).cast("bigint").alias(SIGN),
-        F.when(draw < F.lit(resampling.bootstrap), weight).alias(WEIGHT),
+        F.when(observed, F.lit(1))
+        .when(draw < F.col(PERMS), F.when(flipped, F.lit(-1)).otherwise(F.lit(1)))
+        .cast("bigint")
+        .alias(SIGN),
+        F.when(~observed & (draw < F.lit(resampling.bootstrap)), weight).alias(WEIGHT),
     )
     sums = [F.sum(WEIGHT).alias(WEIGHTS)]
     for cut in cutoffs:
@@ -182,23 +187,3 @@ def draw_arrays(fixed: DataFrame, cutoffs: list[Cutoff], resampling: Resampling,
     summed = spread.mapInArrow(partials, schema).groupBy(c.RUN_ID, DRAW)
     sums = (WEIGHTS, *[name for pair in zip(perm, boot, strict=True) for name in pair])  # draw_rows' order
     return summed.agg(*[F.sum(name).alias(name) for name in sums])
-
-
-def resampled_sums(
-    draws: DataFrame, observed: DataFrame, cutoffs: list[Cutoff], resampling: Resampling, scale: int
-) -> dict[str, dict[str, Any]]:
-    """Per run: draws at or below / at or above the observed sum, and the interval ends."""
-    lower, upper = (1 - CONFIDENCE) / 2, 1 - (1 - CONFIDENCE) / 2
-    joined = draws.join(F.broadcast(observed), on=c.RUN_ID)
-    aggregates = []
-    resampled = f"{DRAW} < {resampling.bootstrap} AND {WEIGHTS} > 0"
-    for cut in cutoffs:
-        perm, obs = sql_name(cutoff_column("perm", cut)), sql_name(cutoff_column("obs", cut))
-        boot = sql_name(cutoff_column("boot", cut))
-        mean = f"CASE WHEN {resampled} THEN CAST({boot} AS DOUBLE) / CAST({WEIGHTS} AS DOUBLE) / {float(scale)!r}D END"
-        aggregates += [
-            count_where(f"{perm} IS NOT NULL AND {perm} <= {obs}").alias(cutoff_column("less", cut)),
-            count_where(f"{perm} IS NOT NULL AND {perm} >= {obs}").alias(cutoff_column("more", cut)),
-            F.expr(f"percentile({mean}, array({lower!r}D, {upper!r}D))").alias(cutoff_column("ci", cut)),
-        ]
-    return {row[c.RUN_ID]: row.asDict() for row in joined.groupBy(c.RUN_ID).agg(*aggregates).collect()}

@@ -13,7 +13,16 @@ from pyspark.sql import DataFrame, Row
 
 from ndcg_spark import columns as c
 from ndcg_spark.comparison.compare import compare_pairs, require_baseline
-from ndcg_spark.comparison.pairing import AFTER, BEFORE, PLACE, fell_most, paired, paired_with_earlier, with_value
+from ndcg_spark.comparison.pairing import (
+    AFTER,
+    BEFORE,
+    PLACE,
+    fell_most,
+    paired,
+    paired_with_earlier,
+    wide_values,
+    with_value,
+)
 from ndcg_spark.comparison.rows import ComparisonRow, Cutoff, Resampling
 from ndcg_spark.evaluation import Evaluation
 from ndcg_spark.gate.rule import GateRule
@@ -88,7 +97,7 @@ def _against(
     cutoffs = list(rule.cutoffs)
     if reference.kind == REFERENCE_BASELINE:
         require_baseline(reference.name, runs)
-        pairs = paired(values, reference.name, cutoffs)
+        pairs = paired(wide_values(values, cutoffs), reference.name, cutoffs)
         known = [row for row in evaluation.comparison if row.baseline == reference.name]
         compared, before, reference_run = [run for run in runs if run != reference.name], after, reference.name
     else:

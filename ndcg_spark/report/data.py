@@ -13,7 +13,7 @@ from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
-from ndcg_spark.comparison.pairing import cutoff_column, paired
+from ndcg_spark.comparison.pairing import cutoff_column, paired, wide_values
 from ndcg_spark.comparison.rows import ComparisonRow, Cutoff
 from ndcg_spark.evaluation import Evaluation
 from ndcg_spark.gate.verdict import Verdict
@@ -66,7 +66,7 @@ def _histogram(per_query: DataFrame, k: int) -> dict[str, list[int]]:
 
 def _differences(per_query: DataFrame, baseline: str, k: int) -> tuple[dict, dict, dict]:
     cutoff = Cutoff(c.MEASURE_CUT, k)
-    pairs = paired(per_query, baseline, [cutoff])
+    pairs = paired(wide_values(per_query, [cutoff]), baseline, [cutoff])
     d = cutoff_column("d", cutoff)
     points = [i / QUANTILES for i in range(QUANTILES + 1)]
     quantiles = {

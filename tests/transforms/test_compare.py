@@ -13,6 +13,7 @@ from scipy import stats
 from ndcg_spark import columns as c
 from ndcg_spark.comparison import rows as cmp
 from ndcg_spark.comparison.compare import compare
+from ndcg_spark.comparison.pairing import wide_values
 from ndcg_spark.comparison.stats import holm, paired_t, t_two_sided_p
 from ndcg_spark.errors import ConfigError
 from tests.conftest import rows_frame
@@ -34,7 +35,9 @@ def per_query(spark: SparkSession, values: dict[str, np.ndarray], partitions: in
 
 def run_compare(spark, values, permutations=1000, bootstrap=1000, seed=42, partitions=3):
     frame = per_query(spark, values, partitions)
-    return compare(spark, frame, "base", list(values), CUTOFFS, cmp.Resampling(permutations, bootstrap, seed))
+    return compare(
+        spark, wide_values(frame, CUTOFFS), "base", list(values), CUTOFFS, cmp.Resampling(permutations, bootstrap, seed)
+    )
 
 
 def row_for(rows, run: str, k: int | None):
@@ -152,7 +155,7 @@ def test_only_queries_scored_for_both_are_paired(spark: SparkSession) -> None:
 def test_unknown_baseline_is_refused(spark: SparkSession, values) -> None:
     frame = per_query(spark, {"base": values["base"][:3]})
     with pytest.raises(ConfigError, match="baseline run 'nope' is not in the results"):
-        compare(spark, frame, "nope", ["base"], CUTOFFS, cmp.Resampling(10, 10, 1))
+        compare(spark, wide_values(frame, CUTOFFS), "nope", ["base"], CUTOFFS, cmp.Resampling(10, 10, 1))
 
 
 def test_statistics_helpers_against_scipy() -> None:

@@ -14,7 +14,8 @@ from ndcg_spark import columns as c
 from ndcg_spark.comparison import rows as cmp
 from ndcg_spark.comparison import xxhash
 from ndcg_spark.comparison.compare import compare
-from ndcg_spark.comparison.pairing import N_PAIRS, pair_stats, paired
+from ndcg_spark.comparison.draws import OBSERVED_DRAW
+from ndcg_spark.comparison.pairing import N_PAIRS, pair_stats, paired, wide_values
 from ndcg_spark.comparison.resampling import draw_arrays, draw_rows, fixed_rows, fixed_scale, resampling_plan
 from ndcg_spark.options import RESAMPLING_ARRAYS, RESAMPLING_ROWS
 from tests.conftest import rows_frame
@@ -73,7 +74,7 @@ def _sorted(frame: DataFrame) -> list[tuple]:
 @pytest.mark.parametrize("ids", ["string", "long"])
 def test_the_arrays_give_every_draw_the_rows_give(spark: SparkSession, ids: str) -> None:
     resampling = cmp.Resampling(5000, 700, 11)
-    pairs = paired(_per_query(spark, ids, 3), "base", CUTOFFS).cache()
+    pairs = paired(wide_values(_per_query(spark, ids, 3), CUTOFFS), "base", CUTOFFS).cache()
     try:
         stats = pair_stats(pairs, CUTOFFS)
         scale = fixed_scale(max(row[N_PAIRS] for row in stats.values()))
@@ -84,13 +85,16 @@ def test_the_arrays_give_every_draw_the_rows_give(spark: SparkSession, ids: str)
     finally:
         pairs.unpersist()
     assert arrays == rows
-    assert len(rows) == 5000 * 2 + 2**12  # draws 0..4999 for two runs, the exact one's 2^12 sign patterns
+    # draws 0..4999 for two runs, the exact one's 2^12 sign patterns, and each run's observed sums
+    assert len(rows) == 5000 * 2 + 2**12 + 3
+    observed = [row for row in rows if row[1] == OBSERVED_DRAW]
+    assert len(observed) == 3 and all(row[2] is None for row in observed)  # no bootstrap weight
     assert any(value is None for row in rows for value in row)  # past a test's draws: NULL
 
 
 @pytest.mark.parametrize("partitions", [1, 5])
 def test_the_comparison_is_the_same_with_either_engine(spark: SparkSession, partitions: int) -> None:
-    frame = _per_query(spark, "string", partitions)
+    frame = wide_values(_per_query(spark, "string", partitions), CUTOFFS)
     runs = ["base", "better", "close", "few"]
     by_rows = compare(spark, frame, "base", runs, CUTOFFS, cmp.Resampling(5000, 500, 42, RESAMPLING_ROWS))
     by_arrays = compare(spark, frame, "base", runs, CUTOFFS, cmp.Resampling(5000, 500, 42, RESAMPLING_ARRAYS))
