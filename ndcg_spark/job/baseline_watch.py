@@ -28,6 +28,7 @@ PASS_GROUP = "ndcg-spark-main-pass"
 WATCH_GROUP = "ndcg-spark-baseline-watch"
 INTERRUPT_EVERY = 0.2  # seconds
 JOB_GROUP = "spark.jobGroup.id"
+JOB_DESCRIPTION = "spark.job.description"  # set by setJobGroup too: the later jobs are not the pass's
 
 
 @contextmanager
@@ -71,6 +72,7 @@ def baseline_watch(spark: SparkSession, results: Input, baseline: str | None) ->
         raise
     finally:
         over.set()
-        context.setLocalProperty(JOB_GROUP, None)  # type: ignore[arg-type]  # None unsets it
+        for local in (JOB_GROUP, JOB_DESCRIPTION):
+            context.setLocalProperty(local, None)  # type: ignore[arg-type]  # None unsets it
         if watcher.is_alive():
             context.cancelJobGroup(WATCH_GROUP)  # the block is over: compare checks the baseline itself
