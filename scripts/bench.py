@@ -24,6 +24,7 @@ ratios to the floor and of the job to each peer, written as JSON and Markdown un
 
 --job-from DIR also times the job of another checkout (a git worktree of the commit before a
 change, say) as "job_from", in turn with this one on the same data; its means must equal the job's.
+With --baseline it also times that checkout's job with --baseline run0, as "job_from_baseline".
 
 --breakdown then runs the job (and job_from, and the bare NDCG peers asked for) once more each with
 Spark's event log and tabulates where the time goes: Spark jobs, the start before the first, the
@@ -652,6 +653,8 @@ def main() -> None:
             tools.append(job(f"{measures_tool(chosen)}{BASELINE_SUFFIX}", plain, extra=(*asked, *BASELINE_ARGS)))
     if args.job_from:
         tools.append(job("job_from", plain, Path(args.job_from).resolve()))
+        if args.baseline:  # the other checkout's comparison, beside this one's
+            tools.append(job(f"job_from{BASELINE_SUFFIX}", plain, Path(args.job_from).resolve(), extra=BASELINE_ARGS))
     if skewed is not None:
         tools.append(job("job_skewed", skewed))
     wanted = [name for name in args.peers.split(",") if name] if args.runs == 1 else []

@@ -10,7 +10,6 @@ from typing import Any
 from pyspark.errors import PythonException
 from pyspark.sql import DataFrame, SparkSession
 
-from ndcg_spark import columns as c
 from ndcg_spark.comparison.pairing import EXACT_DRAWS, N_PAIRS, PERMS, cutoff_column, pair_stats, paired
 from ndcg_spark.comparison.resampling import (
     draw_arrays,
@@ -86,9 +85,8 @@ def compare_pairs(
         if arrays:
             start_python_workers(spark)
         scale = fixed_scale(max(row[N_PAIRS] for row in stats.values()))
-        plan = resampling_plan(spark, stats, resampling)
-        plans = {row[c.RUN_ID]: row for row in plan.collect()}
-        fixed = fixed_rows(pairs, plan, cutoffs, scale, exact=any(row[EXACT_DRAWS] for row in plans.values()))
+        plans = resampling_plan(stats, resampling)
+        fixed = fixed_rows(pairs, plans, cutoffs, scale)
         if arrays:
             draws = draw_arrays(fixed, cutoffs, resampling, pair_rows)
         else:

@@ -31,7 +31,7 @@ from ndcg_spark import columns as c
 from ndcg_spark.comparison.draws import BOOTSTRAP_TAG, OBSERVED_DRAW, POISSON_CDF, RANDOMIZATION_TAG, UNIFORM_BITS
 from ndcg_spark.comparison.pairing import DRAW, DRAWS, EXACT_DRAWS, INDEX, N_PAIRS, PERMS, SIGN, WEIGHT, WEIGHTS, cutoff_column
 from ndcg_spark.comparison.rows import Cutoff, Resampling
-from ndcg_spark.frames import local_frame, sql_name
+from ndcg_spark.frames import sql_name, sql_string
 
 MAX_EXACT_QUERIES = 20  # 2^20 sign patterns: beyond that, exact enumeration is never asked for
 _FIXED_LIMIT = 4 * 10**18  # sums of fixed-point values stay below 2^63
@@ -71,33 +71,36 @@ def _poisson(uniform: Column) -> Column:
     return count
 
 
-_PLAN_SCHEMA = T.StructType(
-    [
-        T.StructField(c.RUN_ID, T.StringType()),
-        T.StructField(EXACT_DRAWS, T.BooleanType()),
-        T.StructField(PERMS, T.LongType()),
-        T.StructField(DRAWS, T.LongType()),
-    ]
-)
+Plan = dict[str, dict[str, Any]]  # per run: EXACT_DRAWS, PERMS, DRAWS
 
 
-def resampling_plan(spark: SparkSession, stats: dict[str, dict[str, Any]], resampling: Resampling) -> DataFrame:
+def resampling_plan(stats: dict[str, dict[str, Any]], resampling: Resampling) -> Plan:
     """Per run: how many draws to generate, and whether its randomization test is exact."""
-    rows = []
+    plan = {}
     for run, row in stats.items():
         n = row[N_PAIRS]
         exact = n <= MAX_EXACT_QUERIES and 2**n <= resampling.permutations
         permutations = 2**n if exact else resampling.permutations
-        rows.append((run, exact, permutations, max(permutations, resampling.bootstrap)))
-    return local_frame(spark, rows, _PLAN_SCHEMA)
+        plan[run] = {EXACT_DRAWS: exact, PERMS: permutations, DRAWS: max(permutations, resampling.bootstrap)}
+    return plan
 
 
-def _indexed(pairs: DataFrame, plan: DataFrame, exact: bool) -> DataFrame:
-    """The pairs with their run's plan, and for an exact run each query's bit in the draw
-    number (its position in query order); the window sorts only those few rows, and is left
-    out when no run is exact (`exact`: whether one is)."""
-    planned = pairs.join(F.broadcast(plan), on=c.RUN_ID)
-    if not exact:
+def _planned(plan: Plan, name: str, sql_type: str) -> str:
+    """SQL text of the run's `name` in the plan: a CASE over the few runs, where a join with the
+    plan as a frame cost a broadcast (a Spark job, about a second cold)."""
+    cases = " ".join(f"WHEN {sql_string(run)} THEN {str(row[name]).upper()}" for run, row in plan.items())
+    return f"CAST(CASE {sql_name(c.RUN_ID)} {cases} END AS {sql_type}) AS {sql_name(name)}"
+
+
+def _indexed(pairs: DataFrame, plan: Plan) -> DataFrame:
+    """The pairs of the planned runs with their plan, and for an exact run each query's bit in
+    the draw number (its position in query order); the window sorts only those few rows, and is
+    left out when no run is exact."""
+    runs = ", ".join(sql_string(run) for run in plan)
+    planned = pairs.filter(f"{sql_name(c.RUN_ID)} IN ({runs})").selectExpr(
+        "*", _planned(plan, EXACT_DRAWS, "BOOLEAN"), _planned(plan, PERMS, "BIGINT"), _planned(plan, DRAWS, "BIGINT")
+    )
+    if not any(row[EXACT_DRAWS] for row in plan.values()):
         return planned.withColumn(INDEX, F.lit(None).cast("int"))
     position = F.row_number().over(Window.partitionBy(c.RUN_ID).orderBy(c.QUERY_ID)) - 1
     return (
@@ -107,10 +110,9 @@ def _indexed(pairs: DataFrame, plan: DataFrame, exact: bool) -> DataFrame:
     )
 
 
-def fixed_rows(pairs: DataFrame, plan: DataFrame, cutoffs: list[Cutoff], scale: int, exact: bool = True) -> DataFrame:
-    """Per (run, query): its run's plan and the fixed-point difference at every cutoff (f_K);
-    `exact`: whether a run's randomization test is exact (False spares a window)."""
-    return _indexed(pairs, plan, exact).select(
+def fixed_rows(pairs: DataFrame, plan: Plan, cutoffs: list[Cutoff], scale: int) -> DataFrame:
+    """Per (run, query): its run's plan and the fixed-point difference at every cutoff (f_K)."""
+    return _indexed(pairs, plan).select(
         c.RUN_ID,
         c.QUERY_ID,
         EXACT_DRAWS,

@@ -78,7 +78,7 @@ def test_the_arrays_give_every_draw_the_rows_give(spark: SparkSession, ids: str)
     try:
         stats = pair_stats(pairs, CUTOFFS)
         scale = fixed_scale(max(row[N_PAIRS] for row in stats.values()))
-        plan = resampling_plan(spark, stats, resampling)
+        plan = resampling_plan(stats, resampling)
         fixed = fixed_rows(pairs, plan, CUTOFFS, scale)
         rows = _sorted(draw_rows(fixed, CUTOFFS, resampling))
         arrays = _sorted(draw_arrays(fixed, CUTOFFS, resampling, sum(row[N_PAIRS] for row in stats.values())))
