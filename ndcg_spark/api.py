@@ -121,16 +121,17 @@ def compare(
     valued = c.VALUE if c.VALUE in per_query.columns else c.NDCG
     require_columns(per_query, "per_query", GIVEN, [c.RUN_ID, c.QUERY_ID, c.MEASURE, c.K, valued])
     per_query = with_value(per_query)
-    # A few run ids, put in order on the driver as the job's summary is (no sampling job);
-    # NULL first, as Spark's ascending order puts it.
-    runs = sorted(
-        (row[0] for row in per_query.select(c.RUN_ID).distinct().collect()), key=lambda run: (run is not None, run or "")
-    )
-    measured = per_query.select(c.MEASURE, c.K).distinct().collect()
-    cutoffs = sorted((Cutoff(row[0], row[1]) for row in measured), key=lambda cut: report_order(cut.measure, cut.k))
+    # The runs, the cutoffs and each one's rows in one small aggregation; the runs put in order
+    # on the driver as the job's summary is (no sampling job), NULL first, as Spark's ascending
+    # order puts it. A run's (run, query) rows are its most rows at one cutoff.
+    counted = per_query.groupBy(c.RUN_ID, c.MEASURE, c.K).count().collect()
+    runs = sorted({row[0] for row in counted}, key=lambda run: (run is not None, run or ""))
+    measured = {Cutoff(row[1], row[2]) for row in counted}
+    cutoffs = sorted(measured, key=lambda cut: report_order(cut.measure, cut.k))
+    pair_rows = sum(max(row[3] for row in counted if row[0] == run) for run in runs)
     spark = per_query.sparkSession
     with session_settings(spark, PLAN_CONF):
-        rows = compare_rows(spark, wide_values(per_query, cutoffs), str(baseline), runs, cutoffs, plan)
+        rows = compare_rows(spark, wide_values(per_query, cutoffs), str(baseline), runs, cutoffs, plan, pair_rows)
     return comparison_rows_frame(spark, rows)
 
 

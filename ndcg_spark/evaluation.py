@@ -208,7 +208,7 @@ def _report(
             run_ids = [run.run_id for run in runs]
             cutoffs = cutoffs_of(options.ks, options.uncut, options.measures)
             wide = _wide_values(evaluated, measures, cutoffs)
-            comparison = compare(spark, wide, options.baseline, run_ids, cutoffs, resampling)
+            comparison = compare(spark, wide, options.baseline, run_ids, cutoffs, resampling, scored.pair_rows)
             counts.update(baseline=options.baseline, rows=len(comparison))
     slices = []
     if slice_input is not None and options.slices:

@@ -17,6 +17,7 @@ from ndcg_spark.comparison.resampling import (
     fixed_rows,
     fixed_scale,
     resampling_plan,
+    spread,
     start_python_workers,
 )
 from ndcg_spark.comparison.rows import ComparisonRow, Cutoff, Resampling
@@ -54,13 +55,17 @@ def compare(
     runs: list[str],
     cutoffs: list[Cutoff],
     resampling: Resampling,
+    rows: int,
 ) -> list[ComparisonRow]:
     """The comparison rows (COMPARISON_SCHEMA), one per other run and cutoff, runs in order, from
-    a row per (run, query) with each cutoff's value (pairing.wide_values' columns)."""
+    a row per (run, query) with each cutoff's value (pairing.wide_values' columns), about `rows`
+    of them. They are spread by query before the pairing, whose window keeps that partitioning
+    for the draws: no shuffle of their own."""
     require_baseline(baseline, runs)
-    pairs = paired(wide, baseline, cutoffs).cache()
+    pairs = paired(spread(wide, rows), baseline, cutoffs).cache()
+    others = [run for run in runs if run != baseline]
     try:
-        return compare_pairs(spark, pairs, baseline, [run for run in runs if run != baseline], cutoffs, resampling)
+        return compare_pairs(spark, pairs, baseline, others, cutoffs, resampling, spread_already=True)
     finally:
         pairs.unpersist()
 
@@ -72,10 +77,12 @@ def compare_pairs(
     runs: list[str],
     cutoffs: list[Cutoff],
     resampling: Resampling,
+    spread_already: bool = False,
 ) -> list[ComparisonRow]:
     """The comparison rows of paired values (pairing.py's columns b_, r_, d_ per cutoff), one
     per run and cutoff, runs in the given order; `baseline` names what each run was paired
-    with. The caller caches `pairs`: every test reads them."""
+    with. The caller caches `pairs`: every test reads them. spread_already: the pairs are
+    spread by query (resampling.spread), as the draws' arrays want them."""
     stats = pair_stats(pairs, cutoffs)
     resampled: dict[str, dict[str, Any]] = {}
     plans: dict[str, Any] = {}
@@ -88,7 +95,7 @@ def compare_pairs(
         plans = resampling_plan(stats, resampling)
         fixed = fixed_rows(pairs, plans, cutoffs, scale)
         if arrays:
-            draws = draw_arrays(fixed, cutoffs, resampling, pair_rows)
+            draws = draw_arrays(fixed if spread_already else spread(fixed, pair_rows), cutoffs, resampling)
         else:
             draws = draw_rows(fixed, cutoffs, resampling)
         from ndcg_spark.comparison.resampled import resampled_sums  # numpy: a comparison's only

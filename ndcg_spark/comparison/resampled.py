@@ -21,7 +21,7 @@ from ndcg_spark.comparison.pairing import DRAW, WEIGHTS, cutoff_column
 from ndcg_spark.comparison.rows import Cutoff, Resampling
 
 CONFIDENCE = 0.95
-_LOWER, _UPPER = (1 - CONFIDENCE) / 2, 1 - (1 - CONFIDENCE) / 2
+LOWER, UPPER = (1 - CONFIDENCE) / 2, 1 - (1 - CONFIDENCE) / 2  # the interval's ends, as quantiles
 
 Array = Any  # numpy arrays
 
@@ -49,7 +49,7 @@ def resampled_sums(draws: DataFrame, cutoffs: list[Cutoff], resampling: Resampli
             row[cutoff_column("more", cut)] = 0 if obs is None else int(np.sum(counted & (perm >= obs)))
             kept = mine & resampled & booted
             means = boot[kept].astype(np.float64) / weights[kept].astype(np.float64) / float(scale)
-            row[cutoff_column("ci", cut)] = _percentiles(np.sort(means), (_LOWER, _UPPER)) if means.size else None
+            row[cutoff_column("ci", cut)] = percentiles(np.sort(means), (LOWER, UPPER)) if means.size else None
         result[run] = row
     return result
 
@@ -63,7 +63,7 @@ def _longs(table: Any, name: str) -> tuple[Array, Array]:
     )
 
 
-def _percentiles(ordered: Array, points: tuple[float, ...]) -> list[float]:
+def percentiles(ordered: Array, points: tuple[float, ...]) -> list[float]:
     """Spark SQL's percentile() of sorted doubles, bit for bit: linear interpolation between the
     values at floor and ceil of (n - 1) p, as Spark 4.3 writes it (lower + (position - floor) x
     (higher - lower))."""

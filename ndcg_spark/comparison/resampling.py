@@ -163,12 +163,18 @@ def start_python_workers(spark: SparkSession) -> None:
     warm_up(spark)
 
 
-def draw_arrays(fixed: DataFrame, cutoffs: list[Cutoff], resampling: Resampling, pairs: int) -> DataFrame:
+def spread(frame: DataFrame, rows: int) -> DataFrame:
+    """(run, query) rows spread by query (a query's runs share its draws' hashes) over a
+    partition per ROWS_PER_TASK rows: they are few and small, and left to adaptive execution they
+    would make one task, one core, for the draws' arrays. An explicit count, which adaptive
+    execution keeps: rows a window or a filter derives from them stay spread so."""
+    return frame.repartition(max(1, min(MAX_TASKS, -(-rows // ROWS_PER_TASK))), F.col(c.QUERY_ID))
+
+
+def draw_arrays(fixed: DataFrame, cutoffs: list[Cutoff], resampling: Resampling) -> DataFrame:
     """draw_rows' frame from each partition's arrays (draw_arrays.py), with no row per draw:
     Python workers on the executors, with numpy and pyarrow (imported here, when asked for: a run
-    without a comparison does not load them). The rows are spread by query (a query's runs share
-    its hashes) over a partition per ROWS_PER_TASK pairs: the (run, query) rows are few and
-    small, and left to adaptive execution they would make one task, one core."""
+    without a comparison does not load them). `fixed` is spread by query (spread())."""
     from ndcg_spark.comparison.draw_arrays import DrawPartials
 
     perm = tuple(cutoff_column("perm", cut) for cut in cutoffs)
@@ -185,7 +191,6 @@ def draw_arrays(fixed: DataFrame, cutoffs: list[Cutoff], resampling: Resampling,
         [T.StructField(c.RUN_ID, T.StringType()), T.StructField(DRAW, T.LongType())]
         + [T.StructField(name, T.LongType()) for name in (WEIGHTS, *perm, *boot)]
     )
-    spread = fixed.repartition(max(1, min(MAX_TASKS, -(-pairs // ROWS_PER_TASK))), F.col(c.QUERY_ID))
-    summed = spread.mapInArrow(partials, schema).groupBy(c.RUN_ID, DRAW)
+    summed = fixed.mapInArrow(partials, schema).groupBy(c.RUN_ID, DRAW)
     sums = (WEIGHTS, *[name for pair in zip(perm, boot, strict=True) for name in pair])  # draw_rows' order
     return summed.agg(*[F.sum(name).alias(name) for name in sums])

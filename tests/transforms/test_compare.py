@@ -35,9 +35,9 @@ def per_query(spark: SparkSession, values: dict[str, np.ndarray], partitions: in
 
 def run_compare(spark, values, permutations=1000, bootstrap=1000, seed=42, partitions=3):
     frame = per_query(spark, values, partitions)
-    return compare(
-        spark, wide_values(frame, CUTOFFS), "base", list(values), CUTOFFS, cmp.Resampling(permutations, bootstrap, seed)
-    )
+    resampling = cmp.Resampling(permutations, bootstrap, seed)
+    rows = sum(len(array) for array in values.values())
+    return compare(spark, wide_values(frame, CUTOFFS), "base", list(values), CUTOFFS, resampling, rows)
 
 
 def row_for(rows, run: str, k: int | None):
@@ -155,7 +155,7 @@ def test_only_queries_scored_for_both_are_paired(spark: SparkSession) -> None:
 def test_unknown_baseline_is_refused(spark: SparkSession, values) -> None:
     frame = per_query(spark, {"base": values["base"][:3]})
     with pytest.raises(ConfigError, match="baseline run 'nope' is not in the results"):
-        compare(spark, wide_values(frame, CUTOFFS), "nope", ["base"], CUTOFFS, cmp.Resampling(10, 10, 1))
+        compare(spark, wide_values(frame, CUTOFFS), "nope", ["base"], CUTOFFS, cmp.Resampling(10, 10, 1), 10)
 
 
 def test_statistics_helpers_against_scipy() -> None:

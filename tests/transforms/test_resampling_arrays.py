@@ -16,9 +16,11 @@ from ndcg_spark.comparison import xxhash
 from ndcg_spark.comparison.compare import compare
 from ndcg_spark.comparison.draws import OBSERVED_DRAW
 from ndcg_spark.comparison.pairing import N_PAIRS, pair_stats, paired, wide_values
-from ndcg_spark.comparison.resampling import draw_arrays, draw_rows, fixed_rows, fixed_scale, resampling_plan
+from ndcg_spark.comparison.resampled import LOWER, UPPER, percentiles
+from ndcg_spark.comparison.resampling import draw_arrays, draw_rows, fixed_rows, fixed_scale, resampling_plan, spread
 from ndcg_spark.options import RESAMPLING_ARRAYS, RESAMPLING_ROWS
 from tests.conftest import rows_frame
+from tests.plans import SPARK
 
 CUTOFFS = [cmp.Cutoff(c.MEASURE_CUT, 10), cmp.Cutoff(c.MEASURE_UNCUT, None)]
 # Byte lengths of every branch of XXH64: none, a tail of bytes, a 4-byte word, 8-byte words, the
@@ -81,7 +83,7 @@ def test_the_arrays_give_every_draw_the_rows_give(spark: SparkSession, ids: str)
         plan = resampling_plan(stats, resampling)
         fixed = fixed_rows(pairs, plan, CUTOFFS, scale)
         rows = _sorted(draw_rows(fixed, CUTOFFS, resampling))
-        arrays = _sorted(draw_arrays(fixed, CUTOFFS, resampling, sum(row[N_PAIRS] for row in stats.values())))
+        arrays = _sorted(draw_arrays(spread(fixed, sum(row[N_PAIRS] for row in stats.values())), CUTOFFS, resampling))
     finally:
         pairs.unpersist()
     assert arrays == rows
@@ -96,9 +98,26 @@ def test_the_arrays_give_every_draw_the_rows_give(spark: SparkSession, ids: str)
 def test_the_comparison_is_the_same_with_either_engine(spark: SparkSession, partitions: int) -> None:
     frame = wide_values(_per_query(spark, "string", partitions), CUTOFFS)
     runs = ["base", "better", "close", "few"]
-    by_rows = compare(spark, frame, "base", runs, CUTOFFS, cmp.Resampling(5000, 500, 42, RESAMPLING_ROWS))
-    by_arrays = compare(spark, frame, "base", runs, CUTOFFS, cmp.Resampling(5000, 500, 42, RESAMPLING_ARRAYS))
+    by_rows = compare(spark, frame, "base", runs, CUTOFFS, cmp.Resampling(5000, 500, 42, RESAMPLING_ROWS), 912)
+    by_arrays = compare(spark, frame, "base", runs, CUTOFFS, cmp.Resampling(5000, 500, 42, RESAMPLING_ARRAYS), 912)
     assert by_arrays == by_rows
     exact = next(row for row in by_arrays if row.run_id == "few")
     assert exact.randomization_exact and exact.permutations == 2**12
     assert all(row.p_value_randomization is not None and row.ci_low is not None for row in by_arrays)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 41, 1000])
+def test_the_interval_ends_are_spark_sqls_percentiles(spark: SparkSession, n: int) -> None:
+    """The driver's percentiles of the resampled means are Spark SQL's percentile(): bit for bit
+    on Spark 4.3, whose interpolation they copy; within a rounding on 4.0, which writes it as
+    (ceil - p) low + (p - floor) high."""
+    rng = np.random.default_rng(n)
+    values = np.round(rng.normal(0.01, 0.02, n), 4)  # ties, as resampled means of a few queries have
+    points = (LOWER, UPPER)
+    mine = percentiles(np.sort(values), points)
+    frame = rows_frame(spark, [(float(value),) for value in values], "v double")
+    theirs = list(frame.selectExpr(f"percentile(v, array({points[0]!r}D, {points[1]!r}D))").first()[0])
+    if SPARK >= (4, 3):
+        assert mine == theirs
+    else:
+        assert mine == pytest.approx(theirs, rel=1e-15, abs=1e-18)
