@@ -16,6 +16,7 @@ from ndcg_spark import columns as c
 from ndcg_spark.checks.inputs import GIVEN, JUDGMENTS, RESULTS, Source, canonical_inputs, require_columns
 from ndcg_spark.comparison.compare import compare as compare_rows
 from ndcg_spark.comparison.pairing import wide_values, with_value
+from ndcg_spark.comparison.resampling import start_python_workers
 from ndcg_spark.comparison.rows import Cutoff, Resampling, comparison_rows_frame
 from ndcg_spark.declarations import build
 from ndcg_spark.errors import ConfigError
@@ -130,6 +131,7 @@ def compare(
     cutoffs = sorted(measured, key=lambda cut: report_order(cut.measure, cut.k))
     pair_rows = sum(max(row[3] for row in counted if row[0] == run) for run in runs)
     spark = per_query.sparkSession
+    start_python_workers(spark, plan, pair_rows)
     with session_settings(spark, PLAN_CONF):
         rows = compare_rows(spark, wide_values(per_query, cutoffs), str(baseline), runs, cutoffs, plan, pair_rows)
     return comparison_rows_frame(spark, rows)

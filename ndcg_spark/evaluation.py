@@ -18,6 +18,7 @@ from ndcg_spark.checks.inputs import Input
 from ndcg_spark.checks.observe import InputCounts, Observed, enforce, observe
 from ndcg_spark.comparison.compare import compare
 from ndcg_spark.comparison.pairing import cutoff_column
+from ndcg_spark.comparison.resampling import start_python_workers
 from ndcg_spark.comparison.rows import ComparisonRow, Cutoff, Resampling, comparison_rows_frame, cutoffs_of
 from ndcg_spark.errors import InputError
 from ndcg_spark.frames import local_frame
@@ -184,6 +185,8 @@ def _report(
 ) -> tuple[DataFrame, Evaluation]:
     """The summary, comparison and slices, from the materialized (run, query) rows."""
     pairs, judged, retrieved = scored.pairs, scored.judgments, scored.results
+    if options.baseline is not None:  # the comparison's Python workers start during the reports
+        start_python_workers(spark, Resampling.of(options), scored.pair_rows)
     evaluated = evaluated_pairs(pairs, plan)
     per_query = per_query_rows(evaluated, plan)
     measures = measured_rows(plan)

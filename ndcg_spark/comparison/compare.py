@@ -18,7 +18,6 @@ from ndcg_spark.comparison.resampling import (
     fixed_scale,
     resampling_plan,
     spread,
-    start_python_workers,
 )
 from ndcg_spark.comparison.rows import ComparisonRow, Cutoff, Resampling
 from ndcg_spark.comparison.stats import holm, paired_t
@@ -60,7 +59,8 @@ def compare(
     """The comparison rows (COMPARISON_SCHEMA), one per other run and cutoff, runs in order, from
     a row per (run, query) with each cutoff's value (pairing.wide_values' columns), about `rows`
     of them. They are spread by query before the pairing, whose window keeps that partitioning
-    for the draws: no shuffle of their own."""
+    for the draws: no shuffle of their own. The caller starts the Python workers
+    (resampling.start_python_workers), as early as it can."""
     require_baseline(baseline, runs)
     pairs = paired(spread(wide, rows), baseline, cutoffs).cache()
     others = [run for run in runs if run != baseline]
@@ -81,16 +81,15 @@ def compare_pairs(
 ) -> list[ComparisonRow]:
     """The comparison rows of paired values (pairing.py's columns b_, r_, d_ per cutoff), one
     per run and cutoff, runs in the given order; `baseline` names what each run was paired
-    with. The caller caches `pairs`: every test reads them. spread_already: the pairs are
-    spread by query (resampling.spread), as the draws' arrays want them."""
+    with. The caller caches `pairs`: every test reads them, and starts the Python workers
+    (resampling.start_python_workers). spread_already: the pairs are spread by query
+    (resampling.spread), as the draws' arrays want them."""
     stats = pair_stats(pairs, cutoffs)
     resampled: dict[str, dict[str, Any]] = {}
     plans: dict[str, Any] = {}
     if stats:
         pair_rows = sum(row[N_PAIRS] for row in stats.values())
         arrays = resampling.arrays(pair_rows)
-        if arrays:
-            start_python_workers(spark)
         scale = fixed_scale(max(row[N_PAIRS] for row in stats.values()))
         plans = resampling_plan(stats, resampling)
         fixed = fixed_rows(pairs, plans, cutoffs, scale)

@@ -156,11 +156,14 @@ def draw_rows(fixed: DataFrame, cutoffs: list[Cutoff], resampling: Resampling) -
     return exploded.groupBy(c.RUN_ID, DRAW).agg(*sums)
 
 
-def start_python_workers(spark: SparkSession) -> None:
-    """draw_arrays.warm_up, in a thread: the Python workers start while the driver plans the draws."""
-    from ndcg_spark.comparison.draw_arrays import warm_up
+def start_python_workers(spark: SparkSession, resampling: Resampling, rows: int) -> None:
+    """draw_arrays.warm_up, in a thread, when the draws of about `rows` (run, query) rows will be
+    arrays: the Python workers start (some 1.5-2.5 s) while the driver is busy before the draws,
+    so a caller calls it as early as it knows the rows."""
+    if resampling.arrays(rows):
+        from ndcg_spark.comparison.draw_arrays import warm_up
 
-    warm_up(spark)
+        warm_up(spark)
 
 
 def spread(frame: DataFrame, rows: int) -> DataFrame:

@@ -23,6 +23,7 @@ from ndcg_spark.comparison.pairing import (
     wide_values,
     with_value,
 )
+from ndcg_spark.comparison.resampling import start_python_workers
 from ndcg_spark.comparison.rows import ComparisonRow, Cutoff, Resampling
 from ndcg_spark.evaluation import Evaluation
 from ndcg_spark.gate.rule import GateRule
@@ -76,6 +77,10 @@ def judge(
     """Gate every run of a report (its per_query and evaluation) against each reference; `note`
     says why there is no reference when there is none."""
     values = with_value(per_query)
+    compared = {row.baseline for row in evaluation.comparison}
+    if any(reference.kind != REFERENCE_BASELINE or reference.name not in compared for reference in references):
+        # Draws to compute, over about as many (run, query) rows as the report's.
+        start_python_workers(values.sparkSession, resampling, evaluation.pair_rows)
     runs = sorted({row[c.RUN_ID] for row in evaluation.summary})
     after = slice_means(evaluation.slices)
     rows = [row for reference in references for row in _against(values, evaluation, after, runs, reference, rule, resampling)]
