@@ -62,7 +62,8 @@ def compare(
     for the draws: no shuffle of their own. The caller starts the Python workers
     (resampling.start_python_workers), as early as it can."""
     require_baseline(baseline, runs)
-    pairs = paired(spread(wide, rows), baseline, cutoffs).cache()
+    compared = rows * (len(runs) - 1) // len(runs)  # the pairs: the baseline's rows pair with the others'
+    pairs = paired(spread(wide, compared), baseline, cutoffs).cache()
     others = [run for run in runs if run != baseline]
     try:
         return compare_pairs(spark, pairs, baseline, others, cutoffs, resampling, spread_already=True)
