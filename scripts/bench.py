@@ -393,6 +393,9 @@ class Tool:
     means: Callable[[str], dict[str, float] | None]
     reference: str | None  # the tool whose means this one must equal (same data)
     env: dict[str, str] = field(default_factory=dict)  # on top of the common environment
+    # The folder it runs in: Spark's Python workers (the comparison's draws) start there and import
+    # the package from it before PYTHONPATH, so a job runs in its own checkout.
+    cwd: str | None = None
     walls: list[float] = field(default_factory=list)
     cpus: list[float] = field(default_factory=list)
     peaks: list[float] = field(default_factory=list)
@@ -410,11 +413,12 @@ class Timing:
     stderr: str
 
 
-def timed(command: list[str], env: dict[str, str]) -> Timing:
+def timed(command: list[str], env: dict[str, str], cwd: str | None = None) -> Timing:
     with tempfile.NamedTemporaryFile("r", suffix=".time") as report:
         done = subprocess.run(
             ["/usr/bin/time", "-f", "%e %U %S %M", "-o", report.name, *command],
             env=env,
+            cwd=cwd,
             capture_output=True,
             text=True,
         )
@@ -458,7 +462,7 @@ def breakdown(tool: Tool, env: dict[str, str], events: Path) -> dict[str, float]
         "spark.eventLog.compress=false",
     ]
     command = [tool.command[0], *log_conf, *tool.command[1:]]  # spark-submit's options, then the job's
-    run = timed(command, {**env, **tool.env})
+    run = timed(command, {**env, **tool.env}, tool.cwd)
     steps = {}
     for line in (run.stdout + run.stderr).splitlines():  # the step log goes where the job's log goes
         if '"step": ' in line:
@@ -580,12 +584,12 @@ def main() -> None:
     if unknown:
         parser.error(f"--measures: unknown set(s) {', '.join(unknown)}; the sets are {', '.join(MEASURE_SETS)}")
 
-    plain = dataset(Path(args.data), args, 0.0)
+    plain = dataset(Path(args.data).resolve(), args, 0.0)  # absolute: each job runs in its own checkout
     if args.warm:
         warm = [sys.executable, str(ROOT / "scripts" / "bench_warm.py"), "--data", str(plain), "--repeat", str(args.repeat)]
         warm += ["--driver-memory", args.driver_memory, "--out", args.out]
         sys.exit(subprocess.call(warm))
-    skewed = dataset(Path(args.data), args, args.skew) if args.skew else None
+    skewed = dataset(Path(args.data).resolve(), args, args.skew) if args.skew else None
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     env = {
@@ -628,7 +632,7 @@ def main() -> None:
         reference = "job" if root != ROOT or extra else None if data == plain else "duckdb_skewed"
         # The other checkout's package first on the path (the venv holds this one's).
         env = {"PYTHONPATH": str(root)} if root != ROOT else {}
-        return Tool(name, command, lambda _stdout: job_means(output), reference, env=env)
+        return Tool(name, command, lambda _stdout: job_means(output), reference, env=env, cwd=str(root))
 
     def spark_script(name: str, code: str, peer: bool = False) -> Tool:
         """A Spark script on the plain dataset: a floor (no NDCG, nothing to agree on) or a peer."""
@@ -679,7 +683,7 @@ def main() -> None:
     for attempt in range(args.repeat):  # alternate the tools within each round
         for tool in tools:
             try:
-                run = timed(tool.command, {**env, **tool.env})
+                run = timed(tool.command, {**env, **tool.env}, tool.cwd)
             except RuntimeError as error:
                 print(f"round {attempt + 1} {tool.name}: FAILED\n{error}", flush=True)
                 raise SystemExit(1) from None
