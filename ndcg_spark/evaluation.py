@@ -185,8 +185,9 @@ def _report(
 ) -> tuple[DataFrame, Evaluation]:
     """The summary, comparison and slices, from the materialized (run, query) rows."""
     pairs, judged, retrieved = scored.pairs, scored.judgments, scored.results
+    resampling = Resampling.of(options)
     if options.baseline is not None:  # the comparison's Python workers start during the reports
-        start_python_workers(spark, Resampling.of(options), scored.pair_rows)
+        start_python_workers(spark, resampling, scored.pair_rows)
     evaluated = evaluated_pairs(pairs, plan)
     per_query = per_query_rows(evaluated, plan)
     measures = measured_rows(plan)
@@ -207,7 +208,6 @@ def _report(
     comparison: list[ComparisonRow] = []
     if options.baseline is not None:
         with step("comparison") as counts:
-            resampling = Resampling.of(options)
             run_ids = [run.run_id for run in runs]
             cutoffs = cutoffs_of(options.ks, options.uncut, options.measures)
             wide = _wide_values(evaluated, measures, cutoffs)

@@ -77,14 +77,21 @@ def judge(
     """Gate every run of a report (its per_query and evaluation) against each reference; `note`
     says why there is no reference when there is none."""
     values = with_value(per_query)
-    compared = {row.baseline for row in evaluation.comparison}
-    if any(reference.kind != REFERENCE_BASELINE or reference.name not in compared for reference in references):
+    if not all(_known(evaluation, reference) for reference in references):
         # Draws to compute, over about as many (run, query) rows as the report's.
         start_python_workers(values.sparkSession, resampling, evaluation.pair_rows)
     runs = sorted({row[c.RUN_ID] for row in evaluation.summary})
     after = slice_means(evaluation.slices)
     rows = [row for reference in references for row in _against(values, evaluation, after, runs, reference, rule, resampling)]
     return Verdict(tuple(rows), rule, note)
+
+
+def _known(evaluation: Evaluation, reference: Reference) -> list[ComparisonRow]:
+    """The report's own comparison rows against a baseline reference (none against an earlier
+    report): when there are some, the gate computes no draws."""
+    if reference.kind != REFERENCE_BASELINE:
+        return []
+    return [row for row in evaluation.comparison if row.baseline == reference.name]
 
 
 def _against(
@@ -103,7 +110,7 @@ def _against(
     if reference.kind == REFERENCE_BASELINE:
         require_baseline(reference.name, runs)
         pairs = paired(wide_values(values, cutoffs), reference.name, cutoffs)
-        known = [row for row in evaluation.comparison if row.baseline == reference.name]
+        known = _known(evaluation, reference)
         compared, before, reference_run = [run for run in runs if run != reference.name], after, reference.name
     else:
         assert reference.per_query is not None, "an earlier report's reference holds its per_query"
