@@ -60,6 +60,32 @@ def test_ties_broken_by_doc_id_descending_in_byte_order(spark: SparkSession) -> 
     assert scored_per_query(results, judgments, ks=[1, 3], uncut=False).first()[c.NDCG] == 0.0
 
 
+_LONG_EDGES = [0, 1, -1, 9, 10, -9, -10, 99, 100, 101, 2**31 - 1, -(2**31), 10**17, 10**18 - 1, 10**18, 10**18 + 1]
+_LONG_EDGES += [2**63 - 1, -(2**63), -(2**63) + 1, 9 * 10**17, 922337203685477580, 1000000000000000009, -(10**18)]
+
+
+def test_integer_and_string_doc_ids_score_alike(spark: SparkSession) -> None:
+    """Tied scores over integer ids rank as over the same ids written as strings (trec_eval's byte
+    order: "10" before "9", '-' before every digit), the longest longs included."""
+    rng = random.Random(11)
+    docs = rng.sample(sorted({*_LONG_EDGES, *range(-30, 130)}), 60)
+    results = [("r", f"q{q}", doc, float(rng.choice([1.0, 2.0]))) for q in range(4) for doc in docs]
+    judgments = [(f"q{q}", doc, rng.choice([0, 1, 2])) for q in range(4) for doc in rng.sample(docs, 30)]
+    reports = []
+    for id_type, as_id in (("bigint", int), ("string", str)):
+        got = evaluate(
+            spark.createDataFrame(
+                [(q, as_id(d), r) for q, d, r in judgments], f"query_id string, doc_id {id_type}, relevance int"
+            ),
+            spark.createDataFrame(
+                [(u, q, as_id(d), s) for u, q, d, s in results], f"run_id string, query_id string, doc_id {id_type}, score double"
+            ),
+            ks=[1, 3, 10],
+        )
+        reports.append(sorted(tuple(row) for row in got.per_query.collect()))
+    assert reports[0] == reports[1]
+
+
 def _generated(seed: int) -> tuple[list[tuple], list[tuple]]:
     """Score ties, negative labels, all-zero queries, queries on one side only, short lists."""
     rng = random.Random(seed)
