@@ -8,6 +8,7 @@ import pytest
 from chispa import assert_approx_df_equality
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
+from pyspark.testing import assertDataFrameEqual
 
 from ndcg_spark import columns as c
 from ndcg_spark import evaluate
@@ -73,17 +74,16 @@ def test_integer_and_string_doc_ids_score_alike(spark: SparkSession) -> None:
     judgments = [(f"q{q}", doc, rng.choice([0, 1, 2])) for q in range(4) for doc in rng.sample(docs, 30)]
     reports = []
     for id_type, as_id in (("bigint", int), ("string", str)):
-        got = evaluate(
-            spark.createDataFrame(
-                [(q, as_id(d), r) for q, d, r in judgments], f"query_id string, doc_id {id_type}, relevance int"
-            ),
-            spark.createDataFrame(
-                [(u, q, as_id(d), s) for u, q, d, s in results], f"run_id string, query_id string, doc_id {id_type}, score double"
-            ),
-            ks=[1, 3, 10],
+        judged = [(q, as_id(d), r) for q, d, r in judgments]
+        retrieved = [(u, q, as_id(d), s) for u, q, d, s in results]
+        reports.append(
+            evaluate(
+                spark.createDataFrame(judged, f"query_id string, doc_id {id_type}, relevance int"),
+                spark.createDataFrame(retrieved, f"run_id string, query_id string, doc_id {id_type}, score double"),
+                ks=[1, 3, 10],
+            ).per_query
         )
-        reports.append(sorted(tuple(row) for row in got.per_query.collect()))
-    assert reports[0] == reports[1]
+    assertDataFrameEqual(reports[0], reports[1], checkRowOrder=False, rtol=0.0, atol=0.0)
 
 
 def _generated(seed: int) -> tuple[list[tuple], list[tuple]]:
