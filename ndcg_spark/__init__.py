@@ -30,7 +30,7 @@ def __getattr__(name: str) -> object:
             from ndcg_spark.tuning import NdcgEvaluator
         except ModuleNotFoundError as error:  # pyspark.ml's own message names numpy, not the fix
             raise ModuleNotFoundError(
-                f'NdcgEvaluator needs pyspark.ml, which needs {error.name}: pip install "ndcg-spark[ml]"',
+                f"NdcgEvaluator needs pyspark.ml, which needs {error.name}: pip install {error.name}",
                 name=error.name,
             ) from error
         return NdcgEvaluator

@@ -7,7 +7,7 @@ import re
 from fractions import Fraction
 from typing import Any
 
-from pyspark.errors import PythonException
+from pyspark.errors import PySparkImportError, PythonException
 from pyspark.sql import DataFrame, SparkSession
 
 from ndcg_spark.comparison.pairing import EXACT_DRAWS, N_PAIRS, PERMS, cutoff_column, pair_stats, paired
@@ -95,7 +95,11 @@ def compare_pairs(
         plans = resampling_plan(stats, resampling)
         fixed = fixed_rows(pairs, plans, cutoffs, scale)
         if arrays:
-            draws = draw_arrays(fixed if spread_already else spread(fixed, pair_rows), cutoffs, resampling)
+            try:
+                draws = draw_arrays(fixed if spread_already else spread(fixed, pair_rows), cutoffs, resampling)
+            except PySparkImportError as error:  # the driver's pyspark asks for pandas and pyarrow first
+                needs = "the comparison's draws as arrays need what pyspark's Arrow path imports"
+                raise _without_rows_engine(f"{needs}: {error}") from None
         else:
             draws = draw_rows(fixed, cutoffs, resampling)
         from ndcg_spark.comparison.resampled import resampled_sums  # numpy: a comparison's only
@@ -119,10 +123,15 @@ def _missing_module(error: PythonException) -> ConfigError | None:
     found = _MISSING_MODULE.search(str(error))
     if found is None:
         return None
-    missing = ConfigError(
+    return _without_rows_engine(
         f"the comparison's draws run numpy in the executors' Python, which cannot import {found.group(1)!r}:"
-        " install numpy and pyarrow there (docs/operations.md, Running on a cluster)"
+        " install numpy, pyarrow and pandas there (docs/operations.md, Running on a cluster)"
     )
+
+
+def _without_rows_engine(message: str) -> ConfigError:
+    """A Python without what the arrays engine imports: a setup to fix, or the rows engine."""
+    missing = ConfigError(message)
     missing.remedy = Remedy(spelling("resampling"), RESAMPLING_ROWS, "to compute them in Spark SQL alone")
     return missing
 

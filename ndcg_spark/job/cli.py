@@ -45,7 +45,7 @@ def require_mlflow() -> None:
         import mlflow  # noqa: F401
     except ImportError as error:
         raise ConfigError(
-            f"--mlflow-experiment needs MLflow on the driver ({error}): pip install 'ndcg-spark[mlflow]',"
+            f"--mlflow-experiment needs MLflow on the driver ({error}): pip install mlflow-skinny,"
             " or drop --mlflow-experiment (config file: [mlflow] experiment)"
         ) from None
 

@@ -238,7 +238,7 @@ class JobConfig:
     mlflow_experiment: str | None = setting(
         None,
         "log each run's summary, the gate's verdict, the config and the report to this MLflow experiment"
-        " (MLFLOW_TRACKING_URI; pip install 'ndcg-spark[mlflow]')",
+        " (MLFLOW_TRACKING_URI; pip install mlflow-skinny)",
         MLFLOW,
         key="experiment",
         parse=_experiment,

@@ -66,7 +66,7 @@ def test_asking_for_mlflow_without_it_is_a_usage_error(inputs, tmp_path: Path, c
     assert code == EXIT_USAGE
     assert error_lines(capsys.readouterr().err) == [
         "ndcg-spark: --mlflow-experiment needs MLflow on the driver (import of mlflow halted; None in sys.modules):"
-        " pip install 'ndcg-spark[mlflow]', or drop --mlflow-experiment (config file: [mlflow] experiment)"
+        " pip install mlflow-skinny, or drop --mlflow-experiment (config file: [mlflow] experiment)"
     ]
     assert not (tmp_path / "o").exists()
 

@@ -121,3 +121,28 @@ def test_the_interval_ends_are_spark_sqls_percentiles(spark: SparkSession, n: in
         assert mine == theirs
     else:
         assert mine == pytest.approx(theirs, rel=1e-15, abs=1e-18)
+
+
+def test_a_driver_without_pandas_is_a_setup_error_naming_the_rows_engine(spark: SparkSession, monkeypatch) -> None:
+    """pyspark's mapInArrow asks for pandas on the driver before it plans: without it, the
+    arrays engine is refused in one line with its remedy, exit 2, not a PySparkImportError (1)."""
+    import pyspark.sql.pandas.functions as pandas_functions
+    from pyspark.errors import PySparkImportError
+
+    from ndcg_spark.errors import EXIT_USAGE, ConfigError
+    from ndcg_spark.remedies import VOICE_JOB
+
+    def without_pandas() -> None:
+        parameters = {"package_name": "Pandas", "minimum_version": "2.2.0"}
+        raise PySparkImportError(errorClass="PACKAGE_NOT_INSTALLED", messageParameters=parameters)
+
+    monkeypatch.setattr(pandas_functions, "require_minimum_pandas_version", without_pandas)
+    frame = wide_values(_per_query(spark, "string", 1), CUTOFFS)
+    with pytest.raises(ConfigError) as refused:
+        compare(spark, frame, "base", ["base", "better"], CUTOFFS, cmp.Resampling(50, 50, 42, RESAMPLING_ARRAYS), 600)
+    said = refused.value.said(VOICE_JOB)
+    assert refused.value.exit_code == EXIT_USAGE
+    needs = "the comparison's draws as arrays need what pyspark's Arrow path imports"
+    assert said.startswith(f"{needs}: [PACKAGE_NOT_INSTALLED] Pandas")
+    remedy = 'pass --resampling rows (config file: [comparison] resampling = "rows") to compute them in Spark SQL alone'
+    assert said.endswith(remedy)
