@@ -19,6 +19,18 @@ from ndcg_spark.measures.declaration import (
     Ingredients,
     Measure,
 )
+from ndcg_spark.measures.terms import (
+    Sql,
+    Term,
+    as_double,
+    coalesce,
+    floor,
+    greatest,
+    least,
+    ratio,
+    round_half_up,
+    where,
+)
 
 _LONG_CUTOFFS = (5.0, 10.0, 15.0, 20.0, 30.0, 100.0, 200.0, 500.0, 1000.0)
 _RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -27,94 +39,83 @@ _TREC = frozenset({ALL_TREC})
 _NONE: frozenset[str] = frozenset()
 
 
-def ratio(numerator: str, denominator: str) -> str:
-    """numerator / denominator as a DOUBLE, 0 where the denominator is 0."""
-    return f"CASE WHEN {denominator} > 0 THEN CAST({numerator} AS DOUBLE) / CAST({denominator} AS DOUBLE) ELSE 0.0D END"
-
-
-def _number(value: float) -> str:
-    return f"{float(value)!r}D"
-
-
-def _average_precision(i: Ingredients, m: Measure) -> str:
+def _average_precision(i: Ingredients, m: Measure) -> Term:
     return ratio(i.precision_sum(m.k), i.relevant())
 
 
-def _bpref(i: Ingredients, m: Measure) -> str:
+def _bpref(i: Ingredients, m: Measure) -> Term:
     return ratio(i.bpref_sum(), i.relevant())
 
 
-def _recip_rank(i: Ingredients, m: Measure) -> str:
+def _recip_rank(i: Ingredients, m: Measure) -> Term:
     first = i.first_relevant()
-    within = "" if m.k is None else f" AND {first} <= {m.k}"
-    return f"CASE WHEN {first} > 0{within} THEN 1.0D / CAST({first} AS DOUBLE) ELSE 0.0D END"
+    found = first > 0 if m.k is None else (first > 0) & (first <= m.k)
+    return where(found, 1.0 / as_double(first), 0.0)
 
 
-def _iprec(i: Ingredients, recall: float) -> str:
-    reached = f"round({_number(recall)} * CAST({i.relevant()} AS DOUBLE), 0)"
-    found = f"coalesce({i.interpolated_precision(recall)}, 0.0D)"
-    return f"CASE WHEN {reached} > {i.relevant_retrieved(None)} THEN 0.0D ELSE {found} END"
+def _iprec(i: Ingredients, recall: float) -> Term:
+    reached = round_half_up(recall * as_double(i.relevant()))
+    return where(reached > i.relevant_retrieved(None), 0.0, coalesce(i.interpolated_precision(recall), 0.0))
 
 
-def _iprec_at_recall(i: Ingredients, m: Measure) -> str:
+def _iprec_at_recall(i: Ingredients, m: Measure) -> Term:
     return _iprec(i, float(m.param or 0))
 
 
-def _eleven_point(i: Ingredients, m: Measure) -> str:
+def _eleven_point(i: Ingredients, m: Measure) -> Term:
     levels = ELEVEN_PT_AVG.values_of(m)
-    return f"({' + '.join(_iprec(i, level) for level in levels)}) / {_number(len(levels))}"
+    total = _iprec(i, levels[0])
+    for level in levels[1:]:
+        total = total + _iprec(i, level)
+    return total / float(len(levels))
 
 
-def _rprec_mult(i: Ingredients, m: Measure) -> str:
+def _rprec_mult(i: Ingredients, m: Measure) -> Term:
     multiple = float(m.param or 1)
-    depth = f"floor({_number(multiple)} * CAST({i.relevant()} AS DOUBLE) + 0.9D)"
+    depth = floor(multiple * as_double(i.relevant()) + 0.9)
     return ratio(i.relevant_within_multiple(multiple), depth)
 
 
-def _utility(i: Ingredients, m: Measure) -> str:
+def _utility(i: Ingredients, m: Measure) -> Term:
     a, b, c, d = UTILITY.values_of(m)
     found, n, r = i.relevant_retrieved(None), i.retrieved(), i.relevant()
     # trec_eval's num_docs_in_coll (its -N) is 0 unless given; this measure has no -N.
-    return (
-        f"{_number(a)} * {found} + {_number(b)} * ({n} - {found}) + {_number(c)} * ({r} - {found})"
-        f" + {_number(d)} * ({found} - {n} - {r})"
-    )
+    return a * found + b * (n - found) + c * (r - found) + d * (found - n - r)
 
 
-def _set_relative_p(i: Ingredients, m: Measure) -> str:
-    return ratio(i.relevant_retrieved(None), f"least({i.retrieved()}, {i.relevant()})")
+def _set_relative_p(i: Ingredients, m: Measure) -> Term:
+    return ratio(i.relevant_retrieved(None), least(i.retrieved(), i.relevant()))
 
 
-def _set_f(i: Ingredients, m: Measure) -> str:
+def _set_f(i: Ingredients, m: Measure) -> Term:
     (beta,) = SET_F.values_of(m)
     precision, recall = ratio(i.relevant_retrieved(None), i.retrieved()), ratio(i.relevant_retrieved(None), i.relevant())
-    weighted = f"({_number(beta + 1)} * ({precision}) * ({recall}))"
-    harmonic = f"{weighted} / ({_number(beta)} * ({precision}) + ({recall}))"
-    return f"CASE WHEN {i.relevant_retrieved(None)} > 0 THEN {harmonic} ELSE 0.0D END"
+    weighted = (beta + 1) * precision * recall
+    harmonic = weighted / (beta * precision + recall)
+    return where(i.relevant_retrieved(None) > 0, harmonic, 0.0)
 
 
-def _rbp(i: Ingredients, m: Measure) -> str:
+def _rbp(i: Ingredients, m: Measure) -> Term:
     (p,) = RBP.values_of(m)
-    return f"{_number(1 - p)} * {i.grade_discount_sum(p)} / CAST(greatest(coalesce({i.max_grade()}, 1), 1) AS DOUBLE)"
+    return (1 - p) * i.grade_discount_sum(p) / as_double(greatest(coalesce(i.max_grade(), 1), 1))
 
 
 _RBP_RESID_P = 0.9  # fixed in trec_eval's m_rbp_resid.c
 
 
-def _rbp_resid(i: Ingredients, m: Measure) -> str:
-    judged = f"({i.relevant_retrieved(None)} + {i.nonrelevant_retrieved(None)})"
-    rest = f"1.0D - {_number(1 - _RBP_RESID_P)} * {i.judged_discount_sum(_RBP_RESID_P)}"
-    return f"CASE WHEN {i.retrieved()} > {judged} THEN {rest} ELSE 0.0D END"
+def _rbp_resid(i: Ingredients, m: Measure) -> Term:
+    judged = i.relevant_retrieved(None) + i.nonrelevant_retrieved(None)
+    rest = 1.0 - (1 - _RBP_RESID_P) * i.judged_discount_sum(_RBP_RESID_P)
+    return where(i.retrieved() > judged, rest, 0.0)
 
 
-def _unjudged(i: Ingredients, m: Measure) -> str:
+def _unjudged(i: Ingredients, m: Measure) -> Term:
     k = m.k or 1
-    return (
-        f"CAST(least({k}, {i.retrieved()}) - {i.relevant_retrieved(k)} - {i.nonrelevant_retrieved(k)} AS DOUBLE) / {_number(k)}"
-    )
+    unjudged = least(k, i.retrieved()) - i.relevant_retrieved(k) - i.nonrelevant_retrieved(k)
+    return as_double(unjudged) / float(k)
 
 
-def _ndcg_rel(i: Ingredients, m: Measure) -> str:
+def _ndcg_rel(i: Ingredients, m: Measure) -> Term:
     """trec_eval's ndcg_rel: NDCG at each retrieved document of gain > 0 (the ideal DCG held at
     the ideal's last positive position), and at the list's end for each such document not
     retrieved, averaged over the P documents of gain > 0."""
@@ -122,7 +123,7 @@ def _ndcg_rel(i: Ingredients, m: Measure) -> str:
     positives = f"size({ideal})"
     at_rows = f"aggregate({ranked}, 0.0D, (acc, r) -> acc + r.dcg / element_at({ideal}, least(r.pos, {positives})).idcg)"
     missed = f"CAST({positives} - size({ranked}) AS DOUBLE) * {i.dcg(None)} / {i.ideal_dcg(None)}"
-    return f"CASE WHEN {positives} > 0 THEN ({at_rows} + {missed}) / CAST({positives} AS DOUBLE) ELSE 0.0D END"
+    return Sql(f"CASE WHEN {positives} > 0 THEN ({at_rows} + {missed}) / CAST({positives} AS DOUBLE) ELSE 0.0D END")
 
 
 def _dcg_within(ranked: str, depth: str) -> str:
@@ -130,21 +131,21 @@ def _dcg_within(ranked: str, depth: str) -> str:
     return f"aggregate(filter({ranked}, r -> r.pos <= {depth}), 0.0D, (acc, r) -> greatest(acc, r.dcg))"
 
 
-def _rndcg(i: Ingredients, m: Measure) -> str:
+def _rndcg(i: Ingredients, m: Measure) -> Term:
     """trec_eval's Rndcg: NDCG at each position where the ideal gain changes (the ends of the
     blocks of equal gain, the last where it falls to 0), and at the list's end when the list goes
     on past that position by more than one document; averaged."""
     ranked, ideal, n = i.ranked_positives(), i.ideal_positives(), i.retrieved()
     positives = f"size({ideal})"
     ends = f"filter({ideal}, x -> x.pos = {positives} OR element_at({ideal}, least(x.pos + 1, {positives})).gain <> x.gain)"
-    terms = f"aggregate({ends}, 0.0D, (acc, x) -> acc + {_dcg_within(ranked, 'x.pos')} / x.idcg)"
+    terms = f"aggregate({ends}, 0.0D, (acc, x) -> acc + {_dcg_within(str(ranked), 'x.pos')} / x.idcg)"
     beyond = f"{n} > {positives} + 1"
     extra = f"CASE WHEN {beyond} THEN {i.dcg(None)} / {i.ideal_dcg(None)} ELSE 0.0D END"
     count = f"CAST(size({ends}) + CASE WHEN {beyond} THEN 1 ELSE 0 END AS DOUBLE)"
-    return f"CASE WHEN {i.relevant()} > 0 AND {positives} > 0 THEN ({terms} + {extra}) / {count} ELSE 0.0D END"
+    return Sql(f"CASE WHEN {i.relevant()} > 0 AND {positives} > 0 THEN ({terms} + {extra}) / {count} ELSE 0.0D END")
 
 
-def _g(i: Ingredients, m: Measure) -> str:
+def _g(i: Ingredients, m: Measure) -> Term:
     """trec_eval's G: each retrieved document's gain / log2(2 + cost - gained), cost the ideal's
     sum of max(gain, 1) down to its rank (1 a rank past the ideal's positives), gained the
     retrieved gains down to it; summed, over the ideal's total gain."""
@@ -155,10 +156,10 @@ def _g(i: Ingredients, m: Measure) -> str:
     cost = f"CASE WHEN r.pos <= {positives} THEN element_at({ideal}, r.pos).cost ELSE {past} END"
     total = f"aggregate({ideal}, 0.0D, (acc, x) -> acc + x.gain)"
     gained = f"aggregate({ranked}, 0.0D, (acc, r) -> acc + r.gain / log2(2.0D + ({cost}) - r.cum_gain))"
-    return f"CASE WHEN {total} > 0 THEN {gained} / {total} ELSE 0.0D END"
+    return Sql(f"CASE WHEN {total} > 0 THEN {gained} / {total} ELSE 0.0D END")
 
 
-def _ndcg(i: Ingredients, m: Measure) -> str:
+def _ndcg(i: Ingredients, m: Measure) -> Term:
     return ratio(i.dcg(m.k), i.ideal_dcg(m.k))
 
 
@@ -214,7 +215,7 @@ CATALOGUE: tuple[Declaration, ...] = (
         "number of queries evaluated",
         "1 per query, summed",
         "m_num_q.c",
-        lambda i, m: "1.0D",
+        lambda i, m: i.constant(1.0),
         report=11,
         combine=SUM,
         sets=_OFFICIAL,
@@ -227,7 +228,7 @@ CATALOGUE: tuple[Declaration, ...] = (
         "number of documents retrieved",
         "n, summed over queries",
         "m_num_ret.c",
-        lambda i, m: f"CAST({i.retrieved()} AS DOUBLE)",
+        lambda i, m: as_double(i.retrieved()),
         report=12,
         combine=SUM,
         sets=_OFFICIAL,
@@ -239,7 +240,7 @@ CATALOGUE: tuple[Declaration, ...] = (
         "number of relevant documents judged",
         "R, summed over queries",
         "m_num_rel.c",
-        lambda i, m: f"CAST({i.relevant()} AS DOUBLE)",
+        lambda i, m: as_double(i.relevant()),
         report=13,
         combine=SUM,
         sets=_OFFICIAL,
@@ -251,7 +252,7 @@ CATALOGUE: tuple[Declaration, ...] = (
         "number of relevant documents retrieved",
         "rel(n), summed over queries",
         "m_num_rel_ret.c",
-        lambda i, m: f"CAST({i.relevant_retrieved(None)} AS DOUBLE)",
+        lambda i, m: as_double(i.relevant_retrieved(None)),
         report=14,
         combine=SUM,
         sets=_OFFICIAL,
@@ -328,7 +329,7 @@ CATALOGUE: tuple[Declaration, ...] = (
         "precision at k",
         "rel(k) / k",
         "m_P.c",
-        lambda i, m: f"CAST({i.relevant_retrieved(m.k)} AS DOUBLE) / {_number(m.k or 1)}",
+        lambda i, m: as_double(i.relevant_retrieved(m.k)) / float(m.k or 1),
         report=2,
         params=CUTOFFS,
         defaults=_LONG_CUTOFFS,
@@ -458,7 +459,7 @@ CATALOGUE: tuple[Declaration, ...] = (
         "precision at k relative to the best possible",
         "rel(k) / min(k, R)",
         "m_relative_P.c",
-        lambda i, m: ratio(i.relevant_retrieved(m.k), f"least({m.k}, {i.relevant()})"),
+        lambda i, m: ratio(i.relevant_retrieved(m.k), least(m.k or 1, i.relevant())),
         report=33,
         params=CUTOFFS,
         defaults=_LONG_CUTOFFS,
@@ -468,7 +469,7 @@ CATALOGUE: tuple[Declaration, ...] = (
         "whether a relevant document is in the top k",
         "1 when rel(k) > 0, else 0",
         "m_success.c",
-        lambda i, m: f"CASE WHEN {i.relevant_retrieved(m.k)} > 0 THEN 1.0D ELSE 0.0D END",
+        lambda i, m: where(i.relevant_retrieved(m.k) > 0, 1.0, 0.0),
         report=8,
         params=CUTOFFS,
         defaults=(1.0, 5.0, 10.0),
@@ -506,9 +507,7 @@ CATALOGUE: tuple[Declaration, ...] = (
         "set precision times set recall",
         "(rel(n) / n) * (rel(n) / R)",
         "m_set_map.c",
-        lambda i, m: (
-            f"({ratio(i.relevant_retrieved(None), i.retrieved())}) * ({ratio(i.relevant_retrieved(None), i.relevant())})"
-        ),
+        lambda i, m: ratio(i.relevant_retrieved(None), i.retrieved()) * ratio(i.relevant_retrieved(None), i.relevant()),
         report=37,
         ir_measures=("SetAP",),
     ),
@@ -518,7 +517,7 @@ CATALOGUE: tuple[Declaration, ...] = (
         "number of judged non-relevant documents retrieved",
         "retrieved documents graded from 0 to below the level, summed over queries",
         "m_num_nonrel_judged_ret.c",
-        lambda i, m: f"CAST({i.nonrelevant_retrieved(None)} AS DOUBLE)",
+        lambda i, m: as_double(i.nonrelevant_retrieved(None)),
         report=41,
         combine=SUM,
         whole=True,

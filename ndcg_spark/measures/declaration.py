@@ -1,16 +1,20 @@
 """What a measure is: one declaration (its names, parameters, places, formula and how queries
 combine), and one measure asked for (a declaration at one cutoff or parameter).
 
-A declaration's formula is SQL text built from `Ingredients`: the per-(run, query) facts the main
-pass can give (counts at a cutoff, sums over the relevant rows, R, ...). The scoring side
-implements them; what a measure needs from the pass is what its formula reads, so needs and
-formula cannot disagree."""
+A declaration's formula is written once over `Ingredients`: the per-(run, query) facts the main
+pass can give (counts at a cutoff, sums over the relevant rows, R, ...), combined in the algebra
+of measures/terms.py. Each engine implements the ingredients: the Spark engine as SQL text (the
+formula then builds SQL), the embedded engine as numpy arrays (the formula then computes the
+values). What a measure needs from the pass is what its formula reads, so needs and formula
+cannot disagree."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
+
+from ndcg_spark.measures.terms import Term
 
 # How a declaration takes parameters, as trec_eval's -m name.params gives them:
 # none; cutoffs (positive whole numbers, one measure each: P.5,10); levels (numbers, one measure
@@ -36,70 +40,74 @@ ALL_TREC = "all_trec"
 
 
 class Ingredients(Protocol):
-    """SQL text of the facts of one (run, query) row that a formula can read. Counts are BIGINT
-    and 0 for a run lacking the query (trec_eval -c); relevant means graded at least the
-    relevance level (trec_eval -l); k None means the whole list."""
+    """The facts of the (run, query) rows that a formula can read, as terms of one engine. Counts
+    are whole numbers and 0 for a run lacking the query (trec_eval -c); relevant means graded at
+    least the relevance level (trec_eval -l); k None means the whole list."""
 
-    def retrieved(self) -> str: ...
-    def relevant(self) -> str: ...
-    def relevant_retrieved(self, k: int | None) -> str: ...
-    def nonrelevant_retrieved(self, k: int | None) -> str:
+    def constant(self, value: float) -> Term:
+        """The same DOUBLE on every row."""
+        ...
+
+    def retrieved(self) -> Term: ...
+    def relevant(self) -> Term: ...
+    def relevant_retrieved(self, k: int | None) -> Term: ...
+    def nonrelevant_retrieved(self, k: int | None) -> Term:
         """Judged documents graded from 0 to below the level, in the top k."""
         ...
 
-    def precision_sum(self, k: int | None) -> str:
+    def precision_sum(self, k: int | None) -> Term:
         """The sum of the precision at each relevant document in the top k (DOUBLE)."""
         ...
 
-    def first_relevant(self) -> str:
+    def first_relevant(self) -> Term:
         """The position of the first relevant document (NULL when none)."""
         ...
 
-    def relevant_within_multiple(self, multiple: float) -> str:
+    def relevant_within_multiple(self, multiple: float) -> Term:
         """Relevant documents in the top floor(multiple * R + 0.9) (trec_eval's Rprec_mult)."""
         ...
 
-    def bpref_sum(self) -> str: ...
-    def interpolated_precision(self, recall: float) -> str:
+    def bpref_sum(self) -> Term: ...
+    def interpolated_precision(self, recall: float) -> Term:
         """The highest precision at a relevant document whose running count reaches
         max(round(recall * R), 1) (NULL when none)."""
         ...
 
-    def infap_sum(self) -> str: ...
-    def bing_sum(self) -> str: ...
-    def grade_discount_sum(self, persistence: float) -> str:
+    def infap_sum(self) -> Term: ...
+    def bing_sum(self) -> Term: ...
+    def grade_discount_sum(self, persistence: float) -> Term:
         """The sum of grade * persistence^(position - 1) over documents graded above 0."""
         ...
 
-    def max_grade(self) -> str:
+    def max_grade(self) -> Term:
         """The query's highest grade among its judgments."""
         ...
 
-    def judged_discount_sum(self, persistence: float) -> str:
+    def judged_discount_sum(self, persistence: float) -> Term:
         """The sum of persistence^(position - 1) over judged documents graded 0 or more."""
         ...
 
-    def ranked_positives(self) -> str:
+    def ranked_positives(self) -> Term:
         """The retrieved documents of gain > 0, in rank order: an array of structs (pos, dcg: the
         DCG down to it, gain, cum_gain: the gains down to it)."""
         ...
 
-    def ideal_positives(self) -> str:
+    def ideal_positives(self) -> Term:
         """The ideal list's documents of gain > 0, in order (element i at position i): an array of
         structs (pos, idcg: the ideal DCG down to it, gain, cost: the sum of max(gain, 1) down to
         it)."""
         ...
 
-    def dcg(self, k: int | None) -> str:
+    def dcg(self, k: int | None) -> Term:
         """DCG of the top k (DOUBLE)."""
         ...
 
-    def ideal_dcg(self, k: int | None) -> str:
+    def ideal_dcg(self, k: int | None) -> Term:
         """DCG of the top k of the ideal list (DOUBLE)."""
         ...
 
 
-Formula = Callable[[Ingredients, "Measure"], str]
+Formula = Callable[[Ingredients, "Measure"], Term]
 
 
 @dataclass(frozen=True, order=True)
@@ -138,7 +146,7 @@ class Declaration:
     name: trec_eval's. summary: one line. formula: the per-query value as the docs print it, and
     source: where it is defined (trec_eval's m_*.c, or the paper). ir_measures: its names there
     for the measure without a cutoff and at @k (None when it has none). params, defaults: what
-    -m name.params takes, and what a name alone asks for. value: the per-query SQL (None: a
+    -m name.params takes, and what a name alone asks for. value: the per-query formula (None: a
     trec_eval measure not supported yet). combine: how queries make the summary. report: its place
     in the reports' tables (trec_eval's printing order is the catalogue's). sets: the -m
     nicknames it belongs to. per_query_printed: whether trec_eval -q prints its per-query lines

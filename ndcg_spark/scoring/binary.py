@@ -24,6 +24,7 @@ from pyspark.sql import functions as F
 from ndcg_spark import columns as c
 from ndcg_spark.frames import indicator, sql_name
 from ndcg_spark.measures import NDCG_MEASURES, Measure, declaration_of, scored
+from ndcg_spark.measures.terms import Sql
 from ndcg_spark.option_values import GainTable
 from ndcg_spark.scoring.ranking import BIGINT, CUM_RELEVANT, at_cutoff
 
@@ -97,81 +98,84 @@ class PassIngredients:
         self.needs = Needs()
 
     @staticmethod
-    def _count(name: str) -> str:
-        return f"coalesce({sql_name(name)}, 0L)"
+    def _count(name: str) -> Sql:
+        return Sql(f"coalesce({sql_name(name)}, 0L)")
 
     @staticmethod
-    def _sum(name: str) -> str:
-        return f"coalesce({sql_name(name)}, 0.0D)"
+    def _sum(name: str) -> Sql:
+        return Sql(f"coalesce({sql_name(name)}, 0.0D)")
 
-    def retrieved(self) -> str:
+    def constant(self, value: float) -> Sql:
+        return Sql(f"{value!r}D")
+
+    def retrieved(self) -> Sql:
         return self._count(c.NUM_RETRIEVED)
 
-    def relevant(self) -> str:
+    def relevant(self) -> Sql:
         return self._count(self.total)
 
-    def relevant_retrieved(self, k: int | None) -> str:
+    def relevant_retrieved(self, k: int | None) -> Sql:
         self.needs.rel_ks.add(k)
         return self._count(c.at_cutoff(REL_RET, k))
 
-    def nonrelevant_retrieved(self, k: int | None) -> str:
+    def nonrelevant_retrieved(self, k: int | None) -> Sql:
         self.needs.nonrel_ks.add(k)
         return self._count(c.at_cutoff(NONREL_RET, k))
 
-    def precision_sum(self, k: int | None) -> str:
+    def precision_sum(self, k: int | None) -> Sql:
         self.needs.ap_ks.add(k)
         return self._sum(c.at_cutoff(AP_SUM, k))
 
-    def first_relevant(self) -> str:
+    def first_relevant(self) -> Sql:
         self.needs.first_rel = True
-        return sql_name(FIRST_REL)
+        return Sql(sql_name(FIRST_REL))
 
-    def relevant_within_multiple(self, multiple: float) -> str:
+    def relevant_within_multiple(self, multiple: float) -> Sql:
         self.needs.multiples.add(multiple)
-        return f"coalesce({sql_name(multiple_column(multiple))}, 0L)"
+        return Sql(f"coalesce({sql_name(multiple_column(multiple))}, 0L)")
 
-    def bpref_sum(self) -> str:
+    def bpref_sum(self) -> Sql:
         self.needs.bpref = True
         return self._sum(BPREF_SUM)
 
-    def interpolated_precision(self, recall: float) -> str:
+    def interpolated_precision(self, recall: float) -> Sql:
         self.needs.recalls.add(recall)
-        return sql_name(recall_column(recall))
+        return Sql(sql_name(recall_column(recall)))
 
-    def infap_sum(self) -> str:
+    def infap_sum(self) -> Sql:
         self.needs.infap = True
         return self._sum(INFAP_SUM)
 
-    def bing_sum(self) -> str:
+    def bing_sum(self) -> Sql:
         self.needs.bing = True
         return self._sum(BING_SUM)
 
-    def grade_discount_sum(self, persistence: float) -> str:
+    def grade_discount_sum(self, persistence: float) -> Sql:
         self.needs.grade_sums.add(persistence)
         return self._sum(discount_column("_grade_sum", persistence))
 
-    def max_grade(self) -> str:
+    def max_grade(self) -> Sql:
         self.needs.max_grade = True
-        return sql_name(MAX_GRADE)
+        return Sql(sql_name(MAX_GRADE))
 
-    def judged_discount_sum(self, persistence: float) -> str:
+    def judged_discount_sum(self, persistence: float) -> Sql:
         self.needs.judged_sums.add(persistence)
         self.needs.nonrel_ks.add(None)
         return self._sum(discount_column("_judged_sum", persistence))
 
-    def ranked_positives(self) -> str:
+    def ranked_positives(self) -> Sql:
         self.needs.positives = True
-        return f"coalesce({sql_name(RANKED_POSITIVES)}, CAST(array() AS {RANKED_POSITIVES_TYPE}))"
+        return Sql(f"coalesce({sql_name(RANKED_POSITIVES)}, CAST(array() AS {RANKED_POSITIVES_TYPE}))")
 
-    def ideal_positives(self) -> str:
+    def ideal_positives(self) -> Sql:
         self.needs.positives = True
-        return f"coalesce({sql_name(IDEAL_POSITIVES)}, CAST(array() AS {IDEAL_POSITIVES_TYPE}))"
+        return Sql(f"coalesce({sql_name(IDEAL_POSITIVES)}, CAST(array() AS {IDEAL_POSITIVES_TYPE}))")
 
-    def dcg(self, k: int | None) -> str:
-        return f"coalesce({sql_name(c.at_cutoff(c.DCG, k))}, 0.0D)"
+    def dcg(self, k: int | None) -> Sql:
+        return Sql(f"coalesce({sql_name(c.at_cutoff(c.DCG, k))}, 0.0D)")
 
-    def ideal_dcg(self, k: int | None) -> str:
-        return sql_name(c.at_cutoff(c.IDCG, k))
+    def ideal_dcg(self, k: int | None) -> Sql:
+        return Sql(sql_name(c.at_cutoff(c.IDCG, k)))
 
 
 def multiple_column(multiple: float) -> str:
@@ -508,5 +512,5 @@ def binary_of(measures: Sequence[Measure], level: int, gains: GainTable = ()) ->
     for measure in chosen:
         formula = declaration_of(measure).value
         assert formula is not None, f"{measure.name} is not supported"
-        values.append(formula(ingredients, measure))
+        values.append(str(formula(ingredients, measure)))
     return Binary(chosen, level, by_gain, tuple(values), ingredients.needs)

@@ -258,11 +258,11 @@ def _ndcg_row(k: int | None) -> MeasuredRow:
     return MeasuredRow(
         measure.reported,
         k,
-        ingredients.dcg(k),
-        ingredients.ideal_dcg(k),
+        str(ingredients.dcg(k)),
+        str(ingredients.ideal_dcg(k)),
         sql_name(c.NUM_RELEVANT),
         f"coalesce({sql_name(c.at_cutoff(c.NUM_RELEVANT_RETRIEVED, k))}, 0L)",
-        formula(ingredients, measure),
+        str(formula(ingredients, measure)),
     )
 
 

@@ -78,9 +78,7 @@ def log(values: npt.ArrayLike) -> Doubles:
         big = ((hx - 0x6147A) | (0x6B851 - hx)) > 0
         r = t2 + t1
         hfsq = 0.5 * f * f
-        first = np.where(
-            k == 0, f - (hfsq - s * (hfsq + r)), dk * _LN2_HI - ((hfsq - (s * (hfsq + r) + dk * _LN2_LO)) - f)
-        )
+        first = np.where(k == 0, f - (hfsq - s * (hfsq + r)), dk * _LN2_HI - ((hfsq - (s * (hfsq + r) + dk * _LN2_LO)) - f))
         second = np.where(k == 0, f - s * (f - r), dk * _LN2_HI - ((s * (f - r) - dk * _LN2_LO) - f))
         out[rest] = np.where(big, first, second)
     return out.reshape(shape)
