@@ -169,7 +169,11 @@ def round_half_up(value: Term) -> Term:
     x - floor(x) is exact for a double, so the comparison with 0.5 is too."""
     if isinstance(value, Sql):
         return Sql(f"round({value.text}, 0)")
-    x = _doubles(value)
+    return half_up(_doubles(value))
+
+
+def half_up(x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """round_half_up of an array."""
     size = np.abs(x)
     whole = np.floor(size)
     return np.copysign(np.where(size - whole >= 0.5, whole + 1.0, whole), x)

@@ -230,8 +230,10 @@ def evaluated_pairs(pairs: DataFrame, plan: ScoringPlan) -> DataFrame:
 
 
 def _judged_at(k: int | None) -> str:
-    """SQL text of judged@k: the judged share of the top k retrieved (NULL when none is)."""
-    retrieved = sql_name(c.NUM_RETRIEVED) if k is None else f"least({sql_name(c.NUM_RETRIEVED)}, {k})"
+    """SQL text of judged@k: the judged share of the top k retrieved (NULL when none is, a run
+    lacking the query with complete too: least() would skip its NULL count and divide by k)."""
+    length = f"coalesce({sql_name(c.NUM_RETRIEVED)}, 0)"
+    retrieved = length if k is None else f"least({length}, {k})"
     judged = f"coalesce({sql_name(c.at_cutoff(c.NUM_JUDGED_RETRIEVED, k))}, 0L)"
     return f"CASE WHEN {retrieved} > 0 THEN {judged} / {retrieved} END"
 

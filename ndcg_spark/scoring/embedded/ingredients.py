@@ -1,0 +1,192 @@
+"""The measures' ingredients as numpy arrays, one value per scored (run, query) pair: what
+scoring/binary.py's PassIngredients gives the Spark engine as columns, computed the same way
+(sequential sums in rank order, Spark's log2 and rounding), so that each formula gives the same
+bits on both engines."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from ndcg_spark.measures.terms import half_up
+from ndcg_spark.scoring.embedded.lists import Bools, Doubles, Ints, at_positions, discount, running
+
+_INFAP_EPSILON = 0.00001  # trec_eval's INFAP_EPSILON, as scoring/binary.py's
+
+
+class NotEmbedded(ValueError):
+    """A measure whose ingredient the embedded engine does not compute: the Spark engine does."""
+
+
+@dataclass(frozen=True)
+class RankedRows:
+    """The rows of the scored lists, in pair order and each list in rank order: pair p's rows are
+    starts[p] to starts[p] + lengths[p], one after the other (no rows for a run lacking the query). gain, judged (a judgment, or
+    with -J a usable one), grade (NaN unjudged), position from 1, the query's R and N at the level
+    on each row, and whether each row is relevant at the level, or judged non-relevant."""
+
+    starts: Ints
+    lengths: Ints
+    position: Ints
+    gain: Doubles
+    judged: Bools
+    relevant: Bools
+    nonrelevant: Bools
+    negative: Bools
+    total: Ints
+    nonrelevant_total: Ints
+
+
+@dataclass(frozen=True)
+class IdealRows:
+    """Each pair's query's ideal list: starts, lengths and the running ideal DCG; R at the level,
+    the count of gains > 0, and the highest grade."""
+
+    starts: Ints
+    lengths: Ints
+    cum_idcg: Doubles
+    relevant: Ints
+    positive: Ints
+    max_grade: Doubles
+
+
+class ArrayIngredients:
+    """The ingredients (measures.Ingredients) of every scored pair, as arrays."""
+
+    def __init__(self, ranked: RankedRows, ideal: IdealRows) -> None:
+        self.ranked = ranked
+        self.ideal = ideal
+        self.pairs = len(ranked.starts)
+
+    def _at(self, values: np.ndarray, k: int | None) -> np.ndarray:
+        return at_positions(values, self.ranked.starts, self.ranked.lengths, k)
+
+    def _running(self, values: np.ndarray) -> np.ndarray:
+        return running(values, self.ranked.starts, self.ranked.lengths)
+
+    @cached_property
+    def _cum_relevant(self) -> Ints:
+        return self._running(self.ranked.relevant.astype(np.int64))
+
+    @cached_property
+    def _cum_nonrelevant(self) -> Ints:
+        return self._running(self.ranked.nonrelevant.astype(np.int64))
+
+    @cached_property
+    def _precision(self) -> Doubles:
+        """cum_rel / position on each row."""
+        return self._cum_relevant.astype(np.float64) / self.ranked.position.astype(np.float64)
+
+    def _relevant_sum(self, term: Doubles, k: int | None = None) -> Doubles:
+        """The sequential sum of `term` over the relevant rows in the top k, in rank order (zeros
+        between them add nothing: x + 0.0 is x)."""
+        return self._at(self._running(np.where(self.ranked.relevant, term, 0.0)), k)
+
+    def constant(self, value: float) -> Doubles:
+        return np.full(self.pairs, value, dtype=np.float64)
+
+    def retrieved(self) -> Ints:
+        return self.ranked.lengths
+
+    def relevant(self) -> Ints:
+        return self.ideal.relevant
+
+    def relevant_retrieved(self, k: int | None) -> Ints:
+        return self._at(self._cum_relevant, k).astype(np.int64)
+
+    def nonrelevant_retrieved(self, k: int | None) -> Ints:
+        return self._at(self._cum_nonrelevant, k).astype(np.int64)
+
+    def precision_sum(self, k: int | None) -> Doubles:
+        return self._relevant_sum(self._precision, k)
+
+    def first_relevant(self) -> Ints:
+        """The position of the first relevant row; 0 where none (NULL on the Spark engine, which
+        every formula reads as none)."""
+        first = np.zeros(self.pairs, dtype=np.int64)
+        rows = np.flatnonzero(self.ranked.relevant)
+        pair = self._pair_of_rows()[rows]
+        pairs, at = np.unique(pair, return_index=True)
+        first[pairs] = self.ranked.position[rows[at]]
+        return first
+
+    def _pair_of_rows(self) -> Ints:
+        return np.repeat(np.arange(self.pairs, dtype=np.int64), self.ranked.lengths)
+
+    def relevant_within_multiple(self, multiple: float) -> Ints:
+        depth = np.floor(multiple * self.ranked.total.astype(np.float64) + 0.9)
+        within = self.ranked.relevant & (self.ranked.position <= depth)
+        return np.bincount(self._pair_of_rows()[within], minlength=self.pairs).astype(np.int64)
+
+    def bpref_sum(self) -> Doubles:
+        above, r, n = self._cum_nonrelevant, self.ranked.total, self.ranked.nonrelevant_total
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = np.minimum(above, r).astype(np.float64) / np.minimum(r, n).astype(np.float64)
+        return self._relevant_sum(np.where(above > 0, 1.0 - share, 1.0))
+
+    def interpolated_precision(self, recall: float) -> Doubles:
+        """The highest precision at a relevant row whose running count reaches
+        max(round(recall * R), 1); NaN where none (NULL on the Spark engine)."""
+        reached = np.maximum(half_up(recall * self.ranked.total.astype(np.float64)), 1.0)
+        rows = self.ranked.relevant & (self._cum_relevant >= reached)
+        best = np.full(self.pairs, -np.inf)
+        np.maximum.at(best, self._pair_of_rows()[rows], self._precision[rows])
+        return np.where(np.isneginf(best), np.nan, best)
+
+    def infap_sum(self) -> Doubles:
+        j = self.ranked.position.astype(np.float64)
+        above = (self._cum_relevant - 1).astype(np.float64)
+        nonrel = self._cum_nonrelevant
+        negative = self._running(self.ranked.negative.astype(np.int64))
+        judged_above = above + (nonrel + negative).astype(np.float64)
+        share = (above + _INFAP_EPSILON) / (above + nonrel.astype(np.float64) + 2 * _INFAP_EPSILON)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            term = 1.0 / j + ((j - 1.0) / j) * (judged_above / (j - 1.0)) * share
+        return self._relevant_sum(np.where(self.ranked.position == 1, 1.0, term))
+
+    def bing_sum(self) -> Doubles:
+        from ndcg_spark.measures.strict_math import log2
+
+        pos, cum = self.ranked.position.astype(np.float64), self._cum_relevant.astype(np.float64)
+        return self._relevant_sum(1.0 / log2(2.0 + pos - cum))
+
+    def max_grade(self) -> Doubles:
+        return self.ideal.max_grade
+
+    def dcg(self, k: int | None) -> Doubles:
+        return self._at(self._cum_dcg, k)
+
+    @cached_property
+    def _cum_dcg(self) -> Doubles:
+        return self._running(discount(self.ranked.gain, self.ranked.position))
+
+    def ideal_dcg(self, k: int | None) -> Doubles:
+        return at_positions(self.ideal.cum_idcg, self.ideal.starts, self.ideal.lengths, k)
+
+    def relevant_by_gain(self, k: int | None) -> Ints:
+        """Retrieved documents of gain > 0 in the top k (NDCG's num_relevant_retrieved)."""
+        return self._at(self._running((self.ranked.gain > 0).astype(np.int64)), k).astype(np.int64)
+
+    def judged_at(self, k: int | None) -> Doubles:
+        """judged@k: the judged share of the top k retrieved; NaN where none is (NULL)."""
+        depth = self.ranked.lengths if k is None else np.minimum(self.ranked.lengths, k)
+        judged = self._at(self._running(self.ranked.judged.astype(np.int64)), k)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(depth > 0, judged / depth, np.nan)
+
+    def _not_embedded(self, what: str) -> NotEmbedded:
+        return NotEmbedded(f"the embedded engine does not compute {what} yet")
+
+    def grade_discount_sum(self, persistence: float) -> Doubles:
+        raise self._not_embedded("rbp")
+
+    def judged_discount_sum(self, persistence: float) -> Doubles:
+        raise self._not_embedded("rbp_resid")
+
+    def ranked_positives(self) -> Doubles:
+        raise self._not_embedded("G, ndcg_rel or Rndcg")
+
+    def ideal_positives(self) -> Doubles:
+        raise self._not_embedded("G, ndcg_rel or Rndcg")

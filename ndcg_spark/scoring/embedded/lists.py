@@ -1,0 +1,171 @@
+"""The ranked lists and the ideal lists of the embedded engine, as flat numpy arrays in list order.
+
+The same order as the Spark engine's windows: each (run, query) list by score descending, ties by
+doc_id descending in byte order (trec_eval's), or by the results' rank first; each query's ideal
+list by gain descending. Positions count from 1; trec_eval -M cuts a list after its first
+max_depth rows, then -J keeps only judged documents graded 0 or more, numbered anew.
+
+Running sums are sequential in list order (np.add.accumulate along a row of a matrix of lists of
+one length), as Spark's running window sums add: never numpy's pairwise sum, whose last bits
+differ."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ndcg_spark import columns as c
+from ndcg_spark.measures.strict_math import log2
+from ndcg_spark.option_values import GainTable
+from ndcg_spark.options import GAIN_EXPONENTIAL, GAIN_LINEAR, ORDER_BY_RANK, Gain, OrderBy
+
+Ints = npt.NDArray[np.int64]
+Doubles = npt.NDArray[np.float64]
+Bools = npt.NDArray[np.bool_]
+
+
+def gains_of(relevance: Doubles, kind: Gain, table: GainTable = ()) -> Doubles:
+    """scoring.ranking.gain on arrays: a grade <= 0 gains 0, a grade in `table` what it says, any
+    other grade the kind's (2^rel - 1 exactly: rel is a whole number, so 2^rel is)."""
+    if kind == GAIN_LINEAR:
+        value = relevance.astype(np.float64)
+    elif kind == GAIN_EXPONENTIAL:
+        value = np.ldexp(1.0, np.clip(relevance, 0, None).astype(np.int64)) - 1.0
+    else:
+        raise ValueError(f"unknown gain {kind!r}")
+    gained = np.where(relevance > 0, value, 0.0)
+    for grade, grade_gain in table:
+        gained = np.where(relevance == float(grade), float(grade_gain), gained)
+    return np.where(relevance < 0, 0.0, gained) if table else gained
+
+
+def running(values: npt.NDArray[np.generic], starts: Ints, lengths: Ints) -> npt.NDArray[np.generic]:
+    """Each list's running sums, in list order, sequentially: the lists of one length are gathered
+    into a matrix and accumulated along its rows."""
+    out = np.empty_like(values)
+    for length in np.unique(lengths):
+        if length == 0:
+            continue
+        chosen = starts[lengths == length]
+        index = chosen[:, None] + np.arange(length, dtype=np.int64)
+        out[index] = np.add.accumulate(values[index], axis=1)
+    return out
+
+
+def at_positions(
+    running_values: npt.NDArray[np.generic], starts: Ints, lengths: Ints, k: int | None, empty: float = 0
+) -> Doubles:
+    """Each list's running value at position min(k, length) (the list's end for k None); `empty`
+    for a list of no rows. Running values never decrease (gains are >= 0), so this is the Spark
+    engine's max over the rows at positions <= k."""
+    depth = lengths if k is None else np.minimum(lengths, k)
+    safe = np.where(depth > 0, starts + depth - 1, 0)
+    if len(running_values) == 0:
+        return np.full(len(starts), empty, dtype=np.float64)
+    return np.where(depth > 0, running_values[safe], empty)
+
+
+def discount(gain: Doubles, position: Ints) -> Doubles:
+    """gain / log2(position + 1), as scoring.ranking.discounted: Spark's log2, bit for bit."""
+    return gain / log2(position.astype(np.float64) + 1.0)
+
+
+@dataclass(frozen=True)
+class Lists:
+    """Rows grouped in lists, each list's rows contiguous and in order. keys: the lists' key
+    columns (a row per list); starts, lengths: where each list's rows are; position: each row's,
+    from 1."""
+
+    keys: pa.Table
+    starts: Ints
+    lengths: Ints
+    position: Ints
+    rows: pa.Table
+
+    def list_of_rows(self) -> Ints:
+        """The index of the list each row belongs to."""
+        return np.repeat(np.arange(len(self.starts), dtype=np.int64), self.lengths)
+
+
+def offsets(lengths: Ints) -> Ints:
+    """Where each of consecutive lists of these lengths starts."""
+    return np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64) if len(lengths) else lengths
+
+
+def _segments(sorted_keys: list[npt.NDArray[np.generic]], n: int) -> tuple[Ints, Ints]:
+    """Starts and lengths of the runs of equal keys in sorted key arrays."""
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    change = np.zeros(n, dtype=bool)
+    change[0] = True
+    for key in sorted_keys:
+        change[1:] |= key[1:] != key[:-1]
+    starts = np.flatnonzero(change).astype(np.int64)
+    lengths = np.diff(np.append(starts, n)).astype(np.int64)
+    return starts, lengths
+
+
+def codes(array: pa.ChunkedArray | pa.Array) -> Ints:
+    """Dictionary codes of a column, in the order of its values (byte order for strings), so that
+    sorting by code sorts by value."""
+    encoded = pc.dictionary_encode(array)
+    if isinstance(encoded, pa.ChunkedArray):
+        encoded = encoded.combine_chunks()
+    dictionary, indices = encoded.dictionary, encoded.indices.to_numpy(zero_copy_only=False)
+    order = pc.sort_indices(dictionary).to_numpy()
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order), dtype=np.int64)
+    return rank[indices]
+
+
+def ranked_lists(results: pa.Table, order_by: OrderBy, max_depth: int | None) -> Lists:
+    """The results as (run, query) lists in trec_eval's order, cut at max_depth. `results` has
+    run_id, query_id (strings), doc_id (string: its bytes break ties), score (and rank)."""
+    run = codes(results[c.RUN_ID])
+    query = codes(results[c.QUERY_ID])
+    doc = codes(results[c.DOC_ID])
+    score = results[c.SCORE].to_numpy(zero_copy_only=False).astype(np.float64)
+    keys = [-doc, -score]  # np.lexsort: last key first; descending as negated
+    if order_by == ORDER_BY_RANK:
+        keys.append(results[c.RANK].to_numpy(zero_copy_only=False).astype(np.int64))
+    order = np.lexsort([*keys, query, run])
+    rows = results.take(pa.array(order))
+    starts, lengths = _segments([run[order], query[order]], len(order))
+    position = np.arange(len(order), dtype=np.int64) - np.repeat(starts, lengths) + 1
+    if max_depth is not None:
+        kept = position <= max_depth
+        rows = rows.filter(pa.array(kept))
+        position = position[kept]
+        lengths = np.minimum(lengths, max_depth)
+        starts = offsets(lengths)
+    keys_table = (
+        rows.select([c.RUN_ID, c.QUERY_ID]).take(pa.array(starts)) if len(starts) else rows.select([c.RUN_ID, c.QUERY_ID])
+    )
+    return Lists(keys_table, starts, lengths, position, rows)
+
+
+def condensed(lists: Lists, usable: Bools) -> Lists:
+    """trec_eval -J: only the usable rows, numbered anew; a list that keeps none stays, with no
+    rows (scored as empty)."""
+    list_of = lists.list_of_rows()
+    lengths = np.bincount(list_of[usable], minlength=len(lists.starts)).astype(np.int64)
+    starts = offsets(lengths)
+    rows = lists.rows.filter(pa.array(usable))
+    position = np.arange(len(rows), dtype=np.int64) - np.repeat(starts, lengths) + 1
+    return Lists(lists.keys, starts, lengths, position, rows)
+
+
+def ideal_lists(judgments: pa.Table, gain: Doubles) -> tuple[Lists, Ints]:
+    """Each judged query's judgments by gain descending (ties in any order: equal gains add the
+    same terms at the same positions), and the order that puts the judgments' arrays in it."""
+    query = codes(judgments[c.QUERY_ID])
+    order = np.lexsort([-gain, query])
+    rows = judgments.take(pa.array(order))
+    starts, lengths = _segments([query[order]], len(order))
+    position = np.arange(len(order), dtype=np.int64) - np.repeat(starts, lengths) + 1
+    keys_table = rows.select([c.QUERY_ID]).take(pa.array(starts))
+    return Lists(keys_table, starts, lengths, position, rows), order.astype(np.int64)

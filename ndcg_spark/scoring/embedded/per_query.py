@@ -1,0 +1,250 @@
+"""The embedded engine's pass: per_query's rows from Arrow tables, in-process, equal bit for bit to
+the Spark engine's (scoring/dcg.py's per_query_rows), from the same plan and the same formulas.
+
+Which (run, query) pairs are scored is the Spark engine's rule: a query judged and retrieved by
+the run; with complete (trec_eval -c), every judged query for every run that retrieved anything,
+a query the run lacks scoring as an empty list."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ndcg_spark import columns as c
+from ndcg_spark.measures import NDCG_MEASURES, Measure, declaration_of
+from ndcg_spark.scoring.embedded.ingredients import ArrayIngredients, IdealRows, RankedRows
+from ndcg_spark.scoring.embedded.lists import (
+    Ints,
+    Lists,
+    codes,
+    condensed,
+    discount,
+    gains_of,
+    ideal_lists,
+    offsets,
+    ranked_lists,
+    running,
+)
+from ndcg_spark.scoring.plan import ScoringPlan
+from ndcg_spark.scoring.ranking import cutoff_ks
+
+PER_QUERY_SCHEMA = pa.schema(
+    [
+        (c.RUN_ID, pa.string()),
+        (c.QUERY_ID, pa.string()),
+        (c.MEASURE, pa.string()),
+        (c.K, pa.int32()),
+        (c.NDCG, pa.float64()),
+        (c.DCG, pa.float64()),
+        (c.IDCG, pa.float64()),
+        (c.NUM_RETRIEVED, pa.int64()),
+        (c.NUM_JUDGED, pa.int64()),
+        (c.NUM_RELEVANT, pa.int64()),
+        (c.NUM_RELEVANT_RETRIEVED, pa.int64()),
+        (c.JUDGED_AT_K, pa.float64()),
+        (c.VARIANT, pa.string()),
+        (c.VALUE, pa.float64()),
+    ]
+)
+
+
+def _as_text(table: pa.Table, names: Sequence[str]) -> pa.Table:
+    """Ids as strings: the Spark engine breaks ties on doc_id's string and reports query_id as one."""
+    for name in names:
+        if table.schema.field(name).type != pa.string():
+            table = table.set_column(table.schema.get_field_index(name), name, pc.cast(table[name], pa.string()))
+    return table
+
+
+def _key(table: pa.Table) -> pa.ChunkedArray:
+    """(query_id, doc_id) as one string: a separator no id holds after query_id's own bytes."""
+    return pc.binary_join_element_wise(table[c.QUERY_ID], table[c.DOC_ID], "\x00")
+
+
+def _lookup(keys: pa.ChunkedArray | pa.Array, values: pa.ChunkedArray | pa.Array) -> Ints:
+    """The index of each key among `values`, -1 where absent."""
+    found = pc.index_in(
+        keys, value_set=pa.chunked_array(values).combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+    )
+    return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def per_query(judgments: pa.Table, results: pa.Table, plan: ScoringPlan) -> pa.Table:
+    """per_query's rows (PER_QUERY_SCHEMA) of checked inputs: judgments with query_id, doc_id and
+    relevance, results with run_id, query_id, doc_id and score (and rank), no duplicates."""
+    judgments = _as_text(judgments, [c.QUERY_ID, c.DOC_ID])
+    results = _as_text(results, [c.RUN_ID, c.QUERY_ID, c.DOC_ID])
+    relevance = judgments[c.RELEVANCE].to_numpy(zero_copy_only=False).astype(np.float64)
+    gain = gains_of(relevance, plan.gain, plan.gains)
+    level = plan.binary.level if plan.binary else 1
+    by_gain = plan.binary.by_gain if plan.binary else True
+
+    lists = ranked_lists(
+        results.append_column(_JUDGMENT, pa.array(_lookup(_key(results), _key(judgments)))), plan.order_by, plan.max_depth
+    )
+    judgment = lists.rows[_JUDGMENT].to_numpy(zero_copy_only=False)
+    if plan.judged_only:
+        lists = condensed(lists, (judgment >= 0) & (_at(relevance, judgment, np.nan) >= 0))
+        judgment = lists.rows[_JUDGMENT].to_numpy(zero_copy_only=False)
+
+    ideal, ideal_order = ideal_lists(judgments, gain)
+    queries = _Queries.of(ideal, gain[ideal_order], relevance[ideal_order], level, by_gain)
+    pair_list, pair_run, pair_query = _pairs(lists, ideal, plan.complete)
+
+    # The scored pairs' rows, gathered in pair order: a run lacking a query has none.
+    has = pair_list >= 0
+    lengths = np.where(has, lists.lengths[np.where(has, pair_list, 0)], 0).astype(np.int64)
+    starts = offsets(lengths)
+    source = np.repeat(_at(lists.starts, pair_list, 0), lengths) + np.arange(int(lengths.sum())) - np.repeat(starts, lengths)
+    row_judgment = judgment[source]
+    grade = _at(relevance, row_judgment, np.nan)
+    row_gain = _at(gain, row_judgment, 0.0)
+    judged = row_judgment >= 0
+    pair_of_row = np.repeat(pair_query, lengths)
+    ranked = RankedRows(
+        starts,
+        lengths,
+        lists.position[source],
+        row_gain,
+        judged,
+        relevant=row_gain > 0 if by_gain else grade >= level,
+        nonrelevant=judged & ~(grade >= level) & (grade >= 0),
+        negative=judged & (grade < 0),
+        total=queries.relevant[pair_of_row],
+        nonrelevant_total=queries.nonrelevant[pair_of_row],
+    )
+    ideal_rows = IdealRows(
+        ideal.starts[pair_query],
+        ideal.lengths[pair_query],
+        queries.cum_idcg,
+        queries.relevant[pair_query],
+        queries.positive[pair_query],
+        queries.max_grade[pair_query],
+    )
+    ingredients = ArrayIngredients(ranked, ideal_rows)
+    return _long_rows(pair_run, ideal.keys[c.QUERY_ID].take(pa.array(pair_query)), ideal.lengths[pair_query], ingredients, plan)
+
+
+_JUDGMENT = "_judgment"  # a ranked row's index among the judgments, -1 when unjudged
+
+
+def _at(values: np.ndarray, index: Ints, missing: float) -> np.ndarray:
+    """values[index], `missing` where index is -1."""
+    found = index >= 0
+    return np.where(found, values[np.where(found, index, 0)], missing)
+
+
+@dataclass(frozen=True)
+class _Queries:
+    """Per judged query (in the ideal lists' order): the running ideal DCG (per ideal row), R at
+    the level, the count of gains > 0, N (judged non-relevant at the level), the highest grade."""
+
+    cum_idcg: np.ndarray
+    relevant: Ints
+    positive: Ints
+    nonrelevant: Ints
+    max_grade: np.ndarray
+
+    @classmethod
+    def of(cls, ideal: Lists, gain: np.ndarray, relevance: np.ndarray, level: int, by_gain: bool) -> _Queries:
+        query_of, count = ideal.list_of_rows(), len(ideal.starts)
+
+        def counted(rows: np.ndarray) -> Ints:
+            return np.bincount(query_of[rows], minlength=count).astype(np.int64)
+
+        max_grade = np.full(count, -np.inf)
+        np.maximum.at(max_grade, query_of, relevance)
+        return cls(
+            running(discount(gain, ideal.position), ideal.starts, ideal.lengths),
+            counted(gain > 0 if by_gain else relevance >= level),
+            counted(gain > 0),
+            counted((relevance < level) & (relevance >= 0)),
+            max_grade,
+        )
+
+
+def _pairs(lists: Lists, ideal: Lists, complete: bool) -> tuple[Ints, np.ndarray, Ints]:
+    """The scored pairs, by run then query in byte order: each one's ranked list (-1 when the run
+    lacks the query), run and judged query (its index among the ideal lists)."""
+    list_query = _lookup(lists.keys[c.QUERY_ID], ideal.keys[c.QUERY_ID])
+    run_names, list_run = np.unique(lists.keys[c.RUN_ID].to_numpy(zero_copy_only=False).astype(str), return_inverse=True)
+    judged_queries = len(ideal.starts)
+    if complete:
+        found = np.full(len(run_names) * judged_queries, -1, dtype=np.int64)
+        scored = np.flatnonzero(list_query >= 0)
+        found[list_run[scored] * judged_queries + list_query[scored]] = scored
+        pair_run = np.repeat(np.arange(len(run_names)), judged_queries)
+        pair_query = np.tile(np.arange(judged_queries, dtype=np.int64), len(run_names))
+        pair_list = found
+    else:
+        pair_list = np.flatnonzero(list_query >= 0).astype(np.int64)
+        pair_run, pair_query = list_run[pair_list], list_query[pair_list]
+    order = np.lexsort([codes(ideal.keys[c.QUERY_ID])[pair_query], pair_run])
+    return pair_list[order], run_names[pair_run[order]], pair_query[order]
+
+
+def _measures(plan: ScoringPlan) -> list[Measure]:
+    """The (measure, k) of each long row of a pair, in scoring.dcg.measured_rows' order."""
+    ndcg = [Measure(c.MEASURE_UNCUT if k is None else c.MEASURE_CUT, k) for k in cutoff_ks(plan.ks, plan.uncut)]
+    return [*ndcg, *(plan.binary.measures if plan.binary else ())]
+
+
+def _long_rows(
+    runs: np.ndarray, queries: pa.Array, num_judged: Ints, ingredients: ArrayIngredients, plan: ScoringPlan
+) -> pa.Table:
+    """A row per (pair, measure), pairs in (run, query) order, measures in measured_rows' order."""
+    measures = _measures(plan)
+    pairs = len(runs)
+    columns: dict[str, list[np.ndarray]] = {name: [] for name in PER_QUERY_SCHEMA.names}
+    binary_total = ingredients.relevant()
+    none = np.full(pairs, np.nan)
+    with np.errstate(all="ignore"):
+        for measure in measures:
+            formula = declaration_of(measure).value
+            assert formula is not None, f"{measure.name} is not supported"
+            value = np.broadcast_to(np.asarray(formula(ingredients, measure), dtype=np.float64), (pairs,))
+            ndcg = measure.name in NDCG_MEASURES
+            columns[c.MEASURE].append(np.full(pairs, measure.reported, dtype=object))
+            columns[c.K].append(np.full(pairs, -1 if measure.k is None else measure.k, dtype=np.int64))
+            columns[c.NDCG].append(value if ndcg else none)
+            columns[c.DCG].append(ingredients.dcg(measure.k) if ndcg else none)
+            columns[c.IDCG].append(ingredients.ideal_dcg(measure.k) if ndcg else none)
+            columns[c.NUM_RELEVANT].append(ingredients.ideal.positive if ndcg else binary_total)
+            retrieved = ingredients.relevant_by_gain(measure.k) if ndcg else ingredients.relevant_retrieved(measure.k)
+            columns[c.NUM_RELEVANT_RETRIEVED].append(retrieved)
+            columns[c.JUDGED_AT_K].append(ingredients.judged_at(measure.k))
+            columns[c.VALUE].append(value)
+    count = len(measures)
+
+    # Pair-major: a pair's rows together, in measures' order.
+    def interleave(parts: list[np.ndarray]) -> np.ndarray:
+        return np.stack(parts, axis=1).reshape(-1) if parts else np.zeros(0)
+
+    k = interleave(columns[c.K])
+    table = {
+        c.RUN_ID: pa.array(np.repeat(runs, count), pa.string()),
+        c.QUERY_ID: pc.take(queries, pa.array(np.repeat(np.arange(pairs), count))) if pairs else pa.array([], pa.string()),
+        c.MEASURE: pa.array(interleave(columns[c.MEASURE]), pa.string()),
+        c.K: pa.array(k, pa.int32(), mask=k < 0),
+        c.NDCG: _doubles(interleave(columns[c.NDCG])),
+        c.DCG: _doubles(interleave(columns[c.DCG])),
+        c.IDCG: _doubles(interleave(columns[c.IDCG])),
+        c.NUM_RETRIEVED: pa.array(np.repeat(ingredients.retrieved(), count), pa.int64()),
+        c.NUM_JUDGED: pa.array(np.repeat(num_judged, count), pa.int64()),
+        c.NUM_RELEVANT: pa.array(interleave(columns[c.NUM_RELEVANT]).astype(np.int64), pa.int64()),
+        c.NUM_RELEVANT_RETRIEVED: pa.array(interleave(columns[c.NUM_RELEVANT_RETRIEVED]).astype(np.int64), pa.int64()),
+        c.JUDGED_AT_K: _doubles(interleave(columns[c.JUDGED_AT_K])),
+        c.VARIANT: pa.array(np.full(pairs * count, plan.variant, dtype=object), pa.string()),
+        c.VALUE: _doubles(interleave(columns[c.VALUE])),
+    }
+    return pa.table(table, schema=PER_QUERY_SCHEMA)
+
+
+def _doubles(values: np.ndarray) -> pa.Array:
+    """Doubles with NaN as NULL (the Spark engine's NULLs; no measure value is NaN)."""
+    values = values.astype(np.float64)
+    return pa.array(values, pa.float64(), mask=np.isnan(values))
