@@ -1,0 +1,131 @@
+"""The embedded engine in-process, no JVM: Spark's log (fdlibm's) bit for bit, and every measure it
+computes against pytrec_eval (trec_eval 9) on generated cases with every hard case, in each
+variant pytrec_eval has (-J, -l). The Spark tier proves both engines equal to the bit
+(tests/transforms/test_engines.py)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyarrow as pa
+import pytest
+import pytrec_eval
+
+from ndcg_spark import columns as c
+from ndcg_spark.measures import strict_math
+from ndcg_spark.measures.terms import half_up
+from ndcg_spark.options import Options
+from ndcg_spark.scoring.embedded.per_query import per_query
+from ndcg_spark.scoring.plan import ScoringPlan
+from tests.references import Judgments, Results, generated
+
+# Spark's ln and log2 of these (StrictMath's, read from Spark 4.3 as float.hex), where numpy's own
+# log differs in the last bit for the whole numbers.
+SPARK_LN = {
+    3.0: ("0x1.193ea7aad030ap+0", "0x1.95c01a39fbd68p+0"),
+    48.0: ("0x1.ef8383c50bb74p+1", "0x1.6570068e7ef5ap+2"),
+    74.0: ("0x1.1375cd6fcab1cp+2", "0x1.8d67af16da764p+2"),
+    185.0: ("0x1.4e1a4f518c72cp+2", "0x1.e2022762a791ep+2"),
+    196.0: ("0x1.51cca16d7bba8p+2", "0x1.e75767f54042ep+2"),
+    299.0: ("0x1.6cd411481a020p+2", "0x1.072b058f1dc37p+3"),
+    7.0: ("0x1.f2272ae325a57p+0", "0x1.675767f54042dp+1"),
+    0.1: ("-0x1.26bb1bbb55515p+1", "-0x1.a934f0979a371p+1"),
+    1e-300: ("-0x1.5963447f87fb5p+9", "-0x1.f24a09f1a8b89p+9"),
+    123456.789: ("0x1.77281cad8a844p+3", "0x1.0e9e4bf2a1cb2p+4"),
+}
+
+
+def test_strict_math_is_sparks_log_to_the_bit() -> None:
+    values = np.array(list(SPARK_LN))
+    assert [float(v).hex() for v in strict_math.log(values)] == [ln for ln, _ in SPARK_LN.values()]
+    assert [float(v).hex() for v in strict_math.log2(values)] == [log2 for _, log2 in SPARK_LN.values()]
+    assert sum(float(np.log(v)).hex() != ln for v, (ln, _) in SPARK_LN.items()) == 6  # numpy's own would not do
+    edges = strict_math.log(np.array([0.0, -1.0, np.inf, 1.0, 5e-324]))
+    assert edges[0] == -np.inf and np.isnan(edges[1]) and edges[2] == np.inf and edges[3] == 0.0
+    assert edges[4] == pytest.approx(math.log(5e-324))
+
+
+def test_half_up_rounds_as_spark_does() -> None:
+    values = np.array([0.5, 1.5, 2.5, 0.49999999999999994, 2.4999999999999996, -2.5, 0.0, 7.0])
+    assert half_up(values).tolist() == [1.0, 2.0, 3.0, 0.0, 2.0, -3.0, 0.0, 7.0]
+
+
+# Every measure the embedded engine computes that pytrec_eval (trec_eval 9) has and computes as
+# 10.0 does (iprec_at_recall and 11pt_avg differ between the versions; unj, rbp and rbp_resid are
+# 10.0's only).
+MEASURES = [
+    "ndcg_cut.1,3,5,20",
+    "ndcg",
+    "P.1,5,10",
+    "recall.5,100",
+    "map",
+    "map_cut.5,10",
+    "recip_rank",
+    "Rprec",
+    "bpref",
+    "infAP",
+    "binG",
+    "success.1,5",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "Rprec_mult",
+    "utility",
+    "set_P",
+    "set_F",
+    "set_map",
+    "set_relative_P",
+    "set_recall",
+    "relative_P.5",
+    "num_nonrel_judged_ret",
+]
+
+
+def embedded_values(results: Results, judgments: Judgments, **options: object) -> dict[tuple[str, str, str], float]:
+    """(run, query, trec_eval's name) -> the embedded engine's value."""
+    plan = ScoringPlan.of(Options.of({"ks": (1,), "measures": MEASURES, **options}))
+    table = per_query(judgments_table(judgments), results_table(results), plan)
+    return {
+        (row[c.RUN_ID], row[c.QUERY_ID], row[c.MEASURE] if row[c.K] is None else f"{row[c.MEASURE]}_{row[c.K]}"): row[c.VALUE]
+        for row in table.to_pylist()
+    }
+
+
+def judgments_table(judgments: Judgments) -> pa.Table:
+    query, doc, grade = zip(*judgments, strict=True)
+    return pa.table({c.QUERY_ID: query, c.DOC_ID: doc, c.RELEVANCE: pa.array(grade, pa.float64())})
+
+
+def results_table(results: Results) -> pa.Table:
+    run, query, doc, score = zip(*results, strict=True)
+    return pa.table({c.RUN_ID: run, c.QUERY_ID: query, c.DOC_ID: doc, c.SCORE: pa.array(score, pa.float64())})
+
+
+def pytrec(results: Results, judgments: Judgments, level: int, judged_only: bool) -> dict[tuple[str, str, str], float]:
+    qrels: dict[str, dict[str, int]] = {}
+    for query, doc, grade in judgments:
+        qrels.setdefault(query, {})[doc] = grade
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, set(MEASURES), relevance_level=level, judged_docs_only_flag=judged_only)
+    values = {}
+    for run in sorted({row[0] for row in results}):
+        ranked: dict[str, dict[str, float]] = {}
+        for run_id, query, doc, score in results:
+            if run_id == run:
+                ranked.setdefault(query, {})[doc] = score
+        for query, measured in evaluator.evaluate(ranked).items():
+            values.update({(run, query, name): value for name, value in measured.items()})
+    return values
+
+
+@pytest.mark.parametrize(("level", "judged_only"), [(1, False), (1, True), (2, False), (2, True)])
+@pytest.mark.parametrize("seed", [3, 5, 11])
+def test_every_measure_equals_pytrec_eval(seed: int, level: int, judged_only: bool) -> None:
+    results, judgments = generated(seed)
+    got = embedded_values(results, judgments, relevance_level=level, judged_only=judged_only)
+    want = pytrec(results, judgments, level, judged_only)
+    assert set(got) == set(want)
+    for key, value in got.items():
+        assert value == pytest.approx(want[key], abs=1e-12), key
+    assert len({name for _, _, name in got}) == 41  # ndcg_cut x4, P x3, Rprec_mult x10, ...
+    assert any(0 < value < 1 for value in got.values())
