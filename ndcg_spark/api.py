@@ -14,6 +14,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 from ndcg_spark import columns as c
 from ndcg_spark.checks.inputs import GIVEN, JUDGMENTS, RESULTS, Source, canonical_inputs, require_columns
+from ndcg_spark.checks.tables import KINDS, is_table
 from ndcg_spark.comparison.compare import compare as compare_rows
 from ndcg_spark.comparison.pairing import wide_values, with_value
 from ndcg_spark.comparison.resampling import start_python_workers
@@ -25,6 +26,7 @@ from ndcg_spark.gate.against import Reference, judge
 from ndcg_spark.gate.rule import DEFAULT_ALPHA, GateSettings, bad_threshold
 from ndcg_spark.gate.verdict import Verdict
 from ndcg_spark.io.trec import QRELS, RUN, read_trec
+from ndcg_spark.local_evaluation import evaluate_tables
 from ndcg_spark.measures import report_order
 from ndcg_spark.option_values import ColumnNames
 from ndcg_spark.options import (
@@ -38,15 +40,15 @@ from ndcg_spark.options import (
 )
 from ndcg_spark.publish.read_back import gate_reference, judgments_of
 from ndcg_spark.remedies import VOICE_PYTHON
-from ndcg_spark.report.result import Report, report_of
+from ndcg_spark.report.result import Report, local_report_of, report_of
 from ndcg_spark.scoring.slices import QUERY_METADATA, slice_source
 from ndcg_spark.sessions import ExecutorStore
 from ndcg_spark.spark_conf import PLAN_CONF, session_settings
 
 
 def evaluate(
-    judgments: DataFrame,
-    results: DataFrame | Mapping[str, DataFrame],
+    judgments: DataFrame | Any,
+    results: DataFrame | Mapping[str, DataFrame] | Any,
     *,
     query_metadata: DataFrame | None = None,
     **options: Any,
@@ -61,10 +63,17 @@ def evaluate(
     are broken down by those query columns, read from `query_metadata` or else from `results`.
 
     Every option of docs/options.md is a keyword, spelled as that table's Python keyword (the
-    signature lists them with their defaults)."""
+    signature lists them with their defaults).
+
+    Of pandas or Polars DataFrames or Arrow tables (judgments and results alike), the embedded
+    engine evaluates in this process, with no JVM, the same numbers to the bit; the report's
+    per_query and summary are then pandas DataFrames."""
     chosen = Options.of(options)
     if query_metadata is not None and not chosen.slices:
         raise ConfigError("query_metadata is given but no slice columns: pass slices=[...]")
+    if not isinstance(judgments, DataFrame):
+        per_query, evaluation = evaluate_tables(_table(judgments, JUDGMENTS), _tables(results), chosen)
+        return local_report_of(per_query, evaluation)
     spark = judgments.sparkSession
     if isinstance(results, DataFrame):
         sources = [Source(results, GIVEN)]
@@ -87,6 +96,19 @@ def evaluate(
         store.release()  # a refused input leaves nothing cached behind
         raise
     return report_of(per_query, evaluation, chosen, store)
+
+
+def _table(frame: object, label: str) -> object:
+    """A table of the embedded engine, or the library's own refusal of what is not one."""
+    if not is_table(frame):
+        raise ConfigError(f"{label} must be {KINDS}, not {type(frame).__module__}.{type(frame).__qualname__}")
+    return frame
+
+
+def _tables(results: object) -> object:
+    if isinstance(results, Mapping):
+        return {name: _table(frame, RESULTS) for name, frame in results.items()}
+    return _table(results, RESULTS)
 
 
 def _signature() -> inspect.Signature:

@@ -5,26 +5,34 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import pyarrow as pa
 from pyspark.sql import DataFrame
 
+from ndcg_spark import columns as c
 from ndcg_spark.evaluation import Evaluation, comparison_frame, slices_frame, summary_frame
 from ndcg_spark.option_values import choice
 from ndcg_spark.options import Options
 from ndcg_spark.report.formatting import format_report
 from ndcg_spark.report.tables import TABLE_FORMATS, TABLE_MARKDOWN, TableFormat
 from ndcg_spark.report.tables import render as render_table
+from ndcg_spark.scoring.summary import SUMMARY_COLUMNS
 from ndcg_spark.sessions import ExecutorStore
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True)
 class Report:
     """What `evaluate` computed. `per_query` is a plan over the stored (run, query) rows; `summary`,
-    `comparison` and `slices` hold rows already computed, in the job's output schemas."""
+    `comparison` and `slices` hold rows already computed, in the job's output schemas. Of inputs
+    a notebook holds (pandas, Polars, Arrow), the embedded engine's report: per_query and summary
+    are pandas DataFrames with the same columns and values."""
 
-    per_query: DataFrame
-    summary: DataFrame
+    per_query: DataFrame | pd.DataFrame
+    summary: DataFrame | pd.DataFrame
     comparison: DataFrame | None
     slices: DataFrame | None
     evaluation: Evaluation
@@ -62,3 +70,33 @@ def report_of(per_query: DataFrame, evaluation: Evaluation, options: Options, st
         evaluation=evaluation,
         store=ExecutorStore() if store is None else store,
     )
+
+
+# The summary's column types on Spark (scoring.summary.summarize's schema), for its pandas form.
+SUMMARY_SCHEMA = pa.schema(
+    [
+        (c.RUN_ID, pa.string()),
+        (c.MEASURE, pa.string()),
+        (c.K, pa.int32()),
+        (c.NDCG, pa.float64()),
+        (c.NUM_QUERIES, pa.int64()),
+        (c.JUDGED_AT_K, pa.float64()),
+        (c.VARIANT, pa.string()),
+        (c.VALUE, pa.float64()),
+    ]
+)
+
+
+def local_report_of(per_query: pa.Table, evaluation: Evaluation) -> Report:
+    """The report of an embedded evaluation: pandas frames, whole numbers as pandas' nullable
+    integers (k NULL on an uncut measure), as the Spark engine's columns."""
+    summary = pa.Table.from_pylist([row.asDict() for row in evaluation.summary], schema=SUMMARY_SCHEMA)
+    assert tuple(SUMMARY_SCHEMA.names) == SUMMARY_COLUMNS
+    return Report(per_query=_pandas(per_query), summary=_pandas(summary), comparison=None, slices=None, evaluation=evaluation)
+
+
+def _pandas(table: pa.Table) -> pd.DataFrame:
+    import pandas as pd
+
+    integers = {pa.int32(): pd.Int32Dtype(), pa.int64(): pd.Int64Dtype()}
+    return table.to_pandas(types_mapper=integers.get)

@@ -106,7 +106,7 @@ def total_of(row: Row | Mapping[str, Any], name: str) -> int:
 # declaration's combine and bounded): geometric means sum ln(max(value, MIN_GEO_MEAN)) / 16, in
 # [-0.72, 0], exactly; sums and unbounded means (utility) sum DECIMAL(38, 18), exact and
 # independent of order as the integer parts are.
-_LOG_SCALE = 16.0
+LOG_SCALE = 16.0
 _DECIMAL = "DECIMAL(38, 18)"
 
 
@@ -148,9 +148,9 @@ def _combined_value() -> Column:
     summed = [name for name, how, _ in declared if how == SUM]
     unbounded = [name for name, how, is_bounded in declared if how != SUM and not is_bounded]
     decimal = f"sum(CAST({value} AS {_DECIMAL}))"
-    log_mean = _mean_text(f"ln(greatest({value}, {MIN_GEO_MEAN!r}D)) / {_LOG_SCALE!r}D")
+    log_mean = _mean_text(f"ln(greatest({value}, {MIN_GEO_MEAN!r}D)) / {LOG_SCALE!r}D")
     return F.expr(
-        f"CASE WHEN {_is_one_of(geometric)} THEN exp(({log_mean}) * {_LOG_SCALE!r}D)"
+        f"CASE WHEN {_is_one_of(geometric)} THEN exp(({log_mean}) * {LOG_SCALE!r}D)"
         f" WHEN {_is_one_of(summed)} THEN CAST({decimal} AS DOUBLE)"
         f" WHEN {_is_one_of(unbounded)} THEN CAST({decimal} AS DOUBLE) / CAST(count({value}) AS DOUBLE)"
         f" ELSE {_mean_text(value)} END"
@@ -204,7 +204,7 @@ def _summed(index: int, row: MeasuredRow) -> tuple[str, str]:
     value; the other NULL), as its declaration combines the queries."""
     value = sql_name(value_column(index))
     if combine_of(row.measure) == GEOMETRIC:
-        return f"ln(greatest({value}, {MIN_GEO_MEAN!r}D)) / {_LOG_SCALE!r}D", _NO_VALUE
+        return f"ln(greatest({value}, {MIN_GEO_MEAN!r}D)) / {LOG_SCALE!r}D", _NO_VALUE
     if combine_of(row.measure) == SUM or not bounded(row.measure):
         return _NO_VALUE, value
     return value, _NO_VALUE
@@ -265,7 +265,7 @@ def _combined(slot: Mapping[str, Any], measure: str) -> float | None:
     """trec_eval's 'all' of `measure` from its slot (see _summed)."""
     count = slot[c.NUM_QUERIES]
     if combine_of(measure) == GEOMETRIC:
-        return math.exp(mean_of_some(total_of(slot, _PARTED), count) * _LOG_SCALE)
+        return math.exp(mean_of_some(total_of(slot, _PARTED), count) * LOG_SCALE)
     if combine_of(measure) == SUM:
         return float(slot[_EXACT])
     if not bounded(measure):
@@ -281,7 +281,7 @@ def summary_and_counts_of_long(per_query: DataFrame, rows: Sequence[MeasuredRow]
     geometric = [row.measure for row in rows if combine_of(row.measure) == GEOMETRIC]
     exact = [row.measure for row in rows if combine_of(row.measure) == SUM or not bounded(row.measure)]
     measure, value = F.col(c.MEASURE), F.col(c.VALUE)
-    logged = F.expr(f"ln(greatest({sql_name(c.VALUE)}, {MIN_GEO_MEAN!r}D)) / {_LOG_SCALE!r}D")
+    logged = F.expr(f"ln(greatest({sql_name(c.VALUE)}, {MIN_GEO_MEAN!r}D)) / {LOG_SCALE!r}D")
     parted = F.when(measure.isin(geometric), logged).when(measure.isin(exact), F.lit(None)).otherwise(value)
     no_key = [F.lit(None).cast(per_query.schema[name].dataType).alias(name) for name in (c.MEASURE, c.K)]
     no_value = F.lit(None).cast("double")

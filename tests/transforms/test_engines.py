@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import random
 
+import pandas as pd
 import pyarrow as pa
 import pytest
 from pyspark.sql import SparkSession
 
+from ndcg_spark import evaluate
 from ndcg_spark.options import Options
 from ndcg_spark.scoring.embedded.per_query import per_query
 from ndcg_spark.scoring.plan import ScoringPlan
@@ -75,3 +77,33 @@ def test_the_embedded_engine_reads_arrow_ids_of_any_type() -> None:
     table = per_query(judgments, results, ScoringPlan.of(Options.of({"ks": (1,), "measures": ["P.1"]})))
     assert table.column("query_id").to_pylist() == ["1", "1", "1"]
     assert table.column("value").to_pylist() == [1.0, 1.0, 1.0]  # "9" ranks before "10": relevant first
+
+
+@pytest.mark.parametrize("variant", [VARIANTS[0], VARIANTS[-1]], ids=["default", "all"])
+def test_evaluate_on_pandas_gives_the_spark_engines_report(spark: SparkSession, variant: dict) -> None:
+    """evaluate() of pandas frames runs embedded; its per_query and summary equal the Spark
+    engine's to the bit, and its printed tables are the same text."""
+    results, judgments = generated(2)
+    options = {"ks": (1, 5, 10), "measures": ALL, **variant}
+    on_spark = evaluate(
+        rows_frame(spark, judgments, JUDGMENTS_DDL),
+        rows_frame(spark, [(run, query, doc, score, None) for run, query, doc, score in results], RESULTS_DDL),
+        **options,
+    )
+    embedded = evaluate(
+        pd.DataFrame(judgments, columns=["query_id", "doc_id", "relevance"]),
+        pd.DataFrame(results, columns=["run_id", "query_id", "doc_id", "score"]),
+        **options,
+    )
+    assert list(embedded.summary.columns) == on_spark.summary.columns
+    assert list(embedded.per_query.columns) == on_spark.per_query.columns
+    assert _rows(embedded.summary) == [tuple(row) for row in on_spark.summary.collect()]
+    assert sorted(_rows(embedded.per_query)) == sorted(tuple(row) for row in on_spark.per_query.collect())
+    assert str(embedded) == str(on_spark)
+    assert embedded.table() == on_spark.table()
+
+
+def _rows(frame: pd.DataFrame) -> list[tuple]:
+    """A pandas frame's rows as Spark's Rows hold them: pandas' NA, and NaN in a column of doubles
+    (no value is NaN), as None."""
+    return [tuple(None if pd.isna(value) else value for value in row) for row in frame.astype(object).itertuples(index=False)]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pytest
 import pytrec_eval
@@ -16,7 +17,7 @@ from ndcg_spark import columns as c
 from ndcg_spark.measures import strict_math
 from ndcg_spark.measures.terms import half_up
 from ndcg_spark.options import Options
-from ndcg_spark.scoring.embedded.per_query import per_query
+from ndcg_spark.scoring.embedded.per_query import PER_QUERY_SCHEMA, per_query
 from ndcg_spark.scoring.plan import ScoringPlan
 from tests.references import Judgments, Results, generated
 
@@ -129,3 +130,58 @@ def test_every_measure_equals_pytrec_eval(seed: int, level: int, judged_only: bo
         assert value == pytest.approx(want[key], abs=1e-12), key
     assert len({name for _, _, name in got}) == 41  # ndcg_cut x4, P x3, Rprec_mult x10, ...
     assert any(0 < value < 1 for value in got.values())
+
+
+WORKED = [3, 2, 3, 0, 1]  # the README's worked example: NDCG@5 0.9725
+
+
+def _worked(kind: str = "pandas") -> tuple[object, object]:
+    judgments = {"query_id": ["q1"] * 5, "doc_id": [f"d{i}" for i in range(1, 6)], "relevance": WORKED}
+    results = {"query_id": ["q1"] * 5, "doc_id": [f"d{i}" for i in range(1, 6)], "score": [5.0, 4.0, 3.0, 2.0, 1.0]}
+    if kind == "arrow":
+        return pa.table(judgments), pa.table(results)
+    return pd.DataFrame(judgments), pd.DataFrame(results)
+
+
+@pytest.mark.parametrize("kind", ["pandas", "arrow"])
+def test_evaluate_takes_what_a_notebook_holds(kind: str) -> None:
+    from ndcg_spark import evaluate
+
+    judgments, results = _worked(kind)
+    report = evaluate(judgments, results, ks=(5,), measures=["P@5"])
+    values = {(row.measure, None if row.k is pd.NA else row.k): row.value for row in report.summary.itertuples()}
+    dcg = 3 + 2 / math.log2(3) + 3 / math.log2(4) + 1 / math.log2(6)
+    ideal = 3 + 3 / math.log2(3) + 2 / math.log2(4) + 1 / math.log2(5)
+    assert values[("ndcg_cut", 5)] == pytest.approx(dcg / ideal, abs=1e-15)
+    assert round(values[("ndcg_cut", 5)], 4) == 0.9724
+    assert values == {("ndcg_cut", 5): values[("ndcg_cut", 5)], ("ndcg", None): values[("ndcg_cut", 5)], ("P", 5): 0.8}
+    assert list(report.per_query.columns) == [field.name for field in PER_QUERY_SCHEMA]
+    assert str(report).splitlines()[1].split() == ["run", "0.9724", "0.9724", "0.8000", "1", "0", "0"]
+
+
+def test_the_embedded_refusals_are_the_librarys_one_liners() -> None:
+    from ndcg_spark import evaluate
+    from ndcg_spark.errors import ConfigError, InputError
+
+    judgments, results = _worked()
+    with pytest.raises(
+        ConfigError, match=r"^judgments must be a Spark, pandas or Polars DataFrame, or an Arrow table, not builtins.list$"
+    ):
+        evaluate([1, 2], results)
+    with pytest.raises(InputError, match=r"^results DataFrame: missing column\(s\) 'score' \(found: query_id, doc_id\)"):
+        evaluate(judgments, results.drop(columns=["score"]))
+    twice = pd.concat([results, results.head(2)])
+    with pytest.raises(InputError) as copies:
+        evaluate(judgments, twice)
+    assert str(copies.value) == (
+        "results DataFrame: columns 'query_id', 'doc_id': 2 documents are retrieved more than once for the same query and run"
+        ' (2 extra rows); trec_eval refuses this; pass duplicate_results="keep_best" to keep the best-scored copy'
+    )
+    kept = evaluate(judgments, twice, ks=(5,), duplicate_results="keep_best")
+    assert kept.evaluation.duplicate_results_dropped == 2
+    nulls = results.assign(score=[1.0, None, 2.0, None, 3.0])
+    with pytest.raises(InputError, match=r"^results DataFrame: column 'score': 2 of 5 rows are null$"):
+        evaluate(judgments, nulls)
+    halves = judgments.assign(relevance=[1.5, 2.0, 3.0, 0.0, 1.0])
+    with pytest.raises(InputError, match=r"^judgments DataFrame: column 'relevance': 1 of 5 rows are not whole numbers$"):
+        evaluate(halves, results)

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ndcg_spark import columns as c
+from ndcg_spark.arrays import codes
 from ndcg_spark.measures.strict_math import log2
 from ndcg_spark.option_values import GainTable
 from ndcg_spark.options import GAIN_EXPONENTIAL, GAIN_LINEAR, ORDER_BY_RANK, Gain, OrderBy
@@ -107,19 +107,6 @@ def _segments(sorted_keys: list[npt.NDArray[np.generic]], n: int) -> tuple[Ints,
     starts = np.flatnonzero(change).astype(np.int64)
     lengths = np.diff(np.append(starts, n)).astype(np.int64)
     return starts, lengths
-
-
-def codes(array: pa.ChunkedArray | pa.Array) -> Ints:
-    """Dictionary codes of a column, in the order of its values (byte order for strings), so that
-    sorting by code sorts by value."""
-    encoded = pc.dictionary_encode(array)
-    if isinstance(encoded, pa.ChunkedArray):
-        encoded = encoded.combine_chunks()
-    dictionary, indices = encoded.dictionary, encoded.indices.to_numpy(zero_copy_only=False)
-    order = pc.sort_indices(dictionary).to_numpy()
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order), dtype=np.int64)
-    return rank[indices]
 
 
 def ranked_lists(results: pa.Table, order_by: OrderBy, max_depth: int | None) -> Lists:

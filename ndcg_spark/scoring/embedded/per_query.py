@@ -15,12 +15,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ndcg_spark import columns as c
+from ndcg_spark.arrays import codes
 from ndcg_spark.measures import NDCG_MEASURES, Measure, declaration_of
 from ndcg_spark.scoring.embedded.ingredients import ArrayIngredients, IdealRows, RankedRows
 from ndcg_spark.scoring.embedded.lists import (
     Ints,
     Lists,
-    codes,
     condensed,
     discount,
     gains_of,
@@ -73,9 +73,26 @@ def _lookup(keys: pa.ChunkedArray | pa.Array, values: pa.ChunkedArray | pa.Array
     return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
+@dataclass(frozen=True)
+class Scored:
+    """What the embedded pass computed: per_query's rows (a pair's measures in turn, in
+    `measures`' order, pairs by run then query), and per run the queries it retrieved and of those
+    the judged ones; judged_queries: the queries judged."""
+
+    per_query: pa.Table
+    measures: list[Measure]
+    retrieved: dict[str, tuple[int, int]]
+    judged_queries: int
+
+
 def per_query(judgments: pa.Table, results: pa.Table, plan: ScoringPlan) -> pa.Table:
-    """per_query's rows (PER_QUERY_SCHEMA) of checked inputs: judgments with query_id, doc_id and
-    relevance, results with run_id, query_id, doc_id and score (and rank), no duplicates."""
+    """per_query's rows (PER_QUERY_SCHEMA) of checked inputs (see score)."""
+    return score(judgments, results, plan).per_query
+
+
+def score(judgments: pa.Table, results: pa.Table, plan: ScoringPlan) -> Scored:
+    """The embedded pass over checked inputs: judgments with query_id, doc_id and relevance,
+    results with run_id, query_id, doc_id and score (and rank), no duplicates."""
     judgments = _as_text(judgments, [c.QUERY_ID, c.DOC_ID])
     results = _as_text(results, [c.RUN_ID, c.QUERY_ID, c.DOC_ID])
     relevance = judgments[c.RELEVANCE].to_numpy(zero_copy_only=False).astype(np.float64)
@@ -126,7 +143,26 @@ def per_query(judgments: pa.Table, results: pa.Table, plan: ScoringPlan) -> pa.T
         queries.max_grade[pair_query],
     )
     ingredients = ArrayIngredients(ranked, ideal_rows)
-    return _long_rows(pair_run, ideal.keys[c.QUERY_ID].take(pa.array(pair_query)), ideal.lengths[pair_query], ingredients, plan)
+    measures = _measures(plan)
+    long = _long_rows(
+        pair_run,
+        ideal.keys[c.QUERY_ID].take(pa.array(pair_query)),
+        ideal.lengths[pair_query],
+        ingredients,
+        measures,
+        plan.variant,
+    )
+    return Scored(long, measures, _retrieved(lists, ideal), len(ideal.starts))
+
+
+def _retrieved(lists: Lists, ideal: Lists) -> dict[str, tuple[int, int]]:
+    """Per run, the queries it retrieved and of those the judged ones."""
+    runs = lists.keys[c.RUN_ID].to_numpy(zero_copy_only=False).astype(str)
+    judged = _lookup(lists.keys[c.QUERY_ID], ideal.keys[c.QUERY_ID]) >= 0
+    names, run = np.unique(runs, return_inverse=True)
+    queries = np.bincount(run, minlength=len(names))
+    judged_queries = np.bincount(run[judged], minlength=len(names))
+    return {str(name): (int(queries[i]), int(judged_queries[i])) for i, name in enumerate(names)}
 
 
 _JUDGMENT = "_judgment"  # a ranked row's index among the judgments, -1 when unjudged
@@ -194,10 +230,14 @@ def _measures(plan: ScoringPlan) -> list[Measure]:
 
 
 def _long_rows(
-    runs: np.ndarray, queries: pa.Array, num_judged: Ints, ingredients: ArrayIngredients, plan: ScoringPlan
+    runs: np.ndarray,
+    queries: pa.Array,
+    num_judged: Ints,
+    ingredients: ArrayIngredients,
+    measures: list[Measure],
+    variant: str,
 ) -> pa.Table:
     """A row per (pair, measure), pairs in (run, query) order, measures in measured_rows' order."""
-    measures = _measures(plan)
     pairs = len(runs)
     columns: dict[str, list[np.ndarray]] = {name: [] for name in PER_QUERY_SCHEMA.names}
     binary_total = ingredients.relevant()
@@ -238,7 +278,7 @@ def _long_rows(
         c.NUM_RELEVANT: pa.array(interleave(columns[c.NUM_RELEVANT]).astype(np.int64), pa.int64()),
         c.NUM_RELEVANT_RETRIEVED: pa.array(interleave(columns[c.NUM_RELEVANT_RETRIEVED]).astype(np.int64), pa.int64()),
         c.JUDGED_AT_K: _doubles(interleave(columns[c.JUDGED_AT_K])),
-        c.VARIANT: pa.array(np.full(pairs * count, plan.variant, dtype=object), pa.string()),
+        c.VARIANT: pa.array(np.full(pairs * count, variant, dtype=object), pa.string()),
         c.VALUE: _doubles(interleave(columns[c.VALUE])),
     }
     return pa.table(table, schema=PER_QUERY_SCHEMA)

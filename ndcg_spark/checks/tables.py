@@ -1,0 +1,221 @@
+"""The inputs of the embedded engine: what a notebook holds (a pandas or Polars DataFrame, an Arrow
+table) as Arrow tables in canonical columns, with the Spark engine's checks and its one-line
+messages (checks/inputs.py, checks/observe.py): missing columns, wrong types, nulls, NaN and
+infinite scores, grades that are not whole numbers, and copies, refused or dropped as the options
+say."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ndcg_spark import columns as c
+from ndcg_spark.arrays import codes
+from ndcg_spark.checks.inputs import GIVEN, JUDGMENTS, MAX_EXPONENTIAL_RELEVANCE, RESULTS
+from ndcg_spark.errors import ConfigError, InputError
+from ndcg_spark.options import (
+    GAIN_EXPONENTIAL,
+    ON_DUPLICATE_JUDGMENT_KEEP_MAX,
+    ON_DUPLICATE_RESULT_KEEP_BEST,
+    ORDER_BY_RANK,
+    Options,
+    spelling,
+)
+from ndcg_spark.remedies import Remedy
+
+KINDS = "a Spark, pandas or Polars DataFrame, or an Arrow table"
+
+
+def is_table(frame: object) -> bool:
+    """Whether the embedded engine takes this input: pandas, Polars or Arrow."""
+    return isinstance(frame, pa.Table) or _module(frame) in ("pandas", "polars")
+
+
+def _module(frame: object) -> str:
+    return type(frame).__module__.split(".")[0]
+
+
+def as_arrow(frame: object, label: str) -> pa.Table:
+    """An input as an Arrow table (pandas' index dropped; Polars through its own Arrow)."""
+    if isinstance(frame, pa.Table):
+        return frame
+    if _module(frame) == "pandas":
+        return pa.Table.from_pandas(frame, preserve_index=False)
+    if _module(frame) == "polars":
+        return frame.to_arrow()  # type: ignore[attr-defined]
+    raise ConfigError(f"{label} must be {KINDS}, not {type(frame).__module__}.{type(frame).__qualname__}")
+
+
+@dataclass(frozen=True)
+class Checked:
+    """Both inputs in canonical columns, checked, and their counts."""
+
+    judgments: pa.Table
+    results: pa.Table
+    judgment_rows: int
+    result_rows: int
+    duplicate_judgments_dropped: int
+    duplicate_results_dropped: int
+
+
+def checked(judgments: object, results: object | Mapping[str, object], options: Options) -> Checked:
+    """Both inputs as the Spark engine's checks see them; results may map run names to tables."""
+    sources: list[tuple[pa.Table, str | None]]
+    if isinstance(results, Mapping):
+        sources = [(as_arrow(frame, RESULTS), str(name)) for name, frame in results.items()]
+    else:
+        sources = [(as_arrow(results, RESULTS), None)]
+    judged, judgment_rows, judgments_dropped = _judgments(as_arrow(judgments, JUDGMENTS), options)
+    tables, result_rows = [], 0
+    for table, name in sources:
+        canonical, rows = _results(table, name, options)
+        tables.append(canonical)
+        result_rows += rows
+    retrieved, results_dropped = _deduplicated_results(pa.concat_tables(tables), options)
+    return Checked(judged, retrieved, judgment_rows, result_rows, judgments_dropped, results_dropped)
+
+
+def _require(table: pa.Table, label: str, names: Sequence[str], setting: str) -> None:
+    missing = [name for name in names if name not in table.column_names]
+    if missing:
+        raise InputError(
+            f"{label} {GIVEN}: missing column(s) {', '.join(repr(m) for m in missing)} (found: {', '.join(table.column_names)})",
+            naming=spelling(setting),
+        )
+
+
+def _refuse(label: str, column: str, bad: int, rows: int, problem: str) -> None:
+    if bad:
+        raise InputError(
+            f"{label} {GIVEN}: column '{column}': {bad} of {rows} rows {problem}",
+            column=column,
+            problem=problem,
+            bad=bad,
+            rows=rows,
+        )
+
+
+def _id(table: pa.Table, label: str, name: str) -> pa.ChunkedArray:
+    """An id column as strings (ids compare as strings, as trec_eval's do), its nulls refused."""
+    column = table[name]
+    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type) or pa.types.is_integer(column.type)):
+        raise InputError(f"{label} {GIVEN}: column '{name}' has type {column.type}, expected string or integer")
+    _refuse(label, name, column.null_count, len(table), "are null")
+    return pc.cast(column, pa.string())
+
+
+def _number(table: pa.Table, label: str, name: str, expected: str) -> np.ndarray:
+    column = table[name]
+    if not (pa.types.is_integer(column.type) or pa.types.is_floating(column.type) or pa.types.is_decimal(column.type)):
+        raise InputError(f"{label} {GIVEN}: column '{name}' has type {column.type}, expected {expected}")
+    _refuse(label, name, column.null_count, len(table), "are null")
+    return pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False)
+
+
+def _judgments(table: pa.Table, options: Options) -> tuple[pa.Table, int, int]:
+    names = options.judgment_names
+    _require(table, JUDGMENTS, [names.query_id, names.doc_id, names.relevance], "judgments_columns")
+    rows = len(table)
+    if rows == 0:
+        raise InputError(f"{JUDGMENTS} {GIVEN}: no rows")
+    query, doc = _id(table, JUDGMENTS, names.query_id), _id(table, JUDGMENTS, names.doc_id)
+    relevance = _number(table, JUDGMENTS, names.relevance, "integer")
+    _refuse(JUDGMENTS, names.relevance, int(np.isnan(relevance).sum()), rows, "are NaN")
+    _refuse(
+        JUDGMENTS,
+        names.relevance,
+        int((relevance != np.floor(relevance)).sum() - np.isnan(relevance).sum()),
+        rows,
+        "are not whole numbers",
+    )
+    if options.gain == GAIN_EXPONENTIAL:
+        too_large = int((relevance > MAX_EXPONENTIAL_RELEVANCE).sum())
+        _refuse(
+            JUDGMENTS,
+            names.relevance,
+            too_large,
+            rows,
+            f"exceed {MAX_EXPONENTIAL_RELEVANCE}, too large for exponential gain 2^rel - 1",
+        )
+    canonical = pa.table({c.QUERY_ID: query, c.DOC_ID: doc, c.RELEVANCE: relevance})
+    # Copies: the highest grade first, then the first of each (query, doc) kept.
+    order = np.lexsort([-relevance, codes(doc), codes(query)])
+    canonical = canonical.take(pa.array(order))
+    first = _first_of_each([canonical[c.QUERY_ID], canonical[c.DOC_ID]])
+    extra = int((~first).sum())
+    if extra and options.duplicate_judgments != ON_DUPLICATE_JUDGMENT_KEEP_MAX:
+        keys = int(_first_of_each([canonical[c.QUERY_ID], canonical[c.DOC_ID]], copied=True))
+        raise InputError(
+            f"{JUDGMENTS} {GIVEN}: columns '{names.query_id}', '{names.doc_id}': {keys} (query, doc) pairs are judged"
+            f" more than once ({extra} extra rows); trec_eval refuses this",
+            remedy=Remedy(spelling("duplicate_judgments"), ON_DUPLICATE_JUDGMENT_KEEP_MAX, "to keep the highest grade"),
+        )
+    return canonical.filter(pa.array(first)), rows, extra
+
+
+def _results(table: pa.Table, name: str | None, options: Options) -> tuple[pa.Table, int]:
+    names = options.result_names
+    required = [names.query_id, names.doc_id, names.score, *([names.rank] if options.order_by == ORDER_BY_RANK else [])]
+    label = RESULTS if name is None else f"{RESULTS} {name}"
+    _require(table, RESULTS, required, "results_columns")
+    rows = len(table)
+    if rows == 0:
+        raise InputError(f"{RESULTS} {GIVEN}: no rows")
+    query, doc = _id(table, label, names.query_id), _id(table, label, names.doc_id)
+    score = _number(table, RESULTS, names.score, "a number (double)")
+    _refuse(RESULTS, names.score, int(np.isnan(score).sum()), rows, "are NaN")
+    _refuse(RESULTS, names.score, int(np.isinf(score).sum()), rows, "are infinite")
+    if names.run_id in table.column_names:
+        run = _id(table, RESULTS, names.run_id)
+    else:
+        run = pa.chunked_array([pa.array([name or options.run_id] * rows, pa.string())])
+    columns: dict[str, Any] = {c.RUN_ID: run, c.QUERY_ID: query, c.DOC_ID: doc, c.SCORE: score}
+    if options.order_by == ORDER_BY_RANK:
+        rank = table[names.rank]
+        if not pa.types.is_integer(rank.type):
+            raise InputError(f"{RESULTS} {GIVEN}: column '{names.rank}' has type {rank.type}, expected integer")
+        _refuse(RESULTS, names.rank, rank.null_count, rows, "are null")
+        columns[c.RANK] = pc.cast(rank, pa.int64())
+    return pa.table(columns), rows
+
+
+def _deduplicated_results(table: pa.Table, options: Options) -> tuple[pa.Table, int]:
+    """Copies of a document in one (run, query) list: refused, or the best-ranked kept."""
+    names = options.result_names
+    keys = [codes(table[c.RUN_ID]), codes(table[c.QUERY_ID]), codes(table[c.DOC_ID])]
+    score = table[c.SCORE].to_numpy(zero_copy_only=False)
+    by_rank = [table[c.RANK].to_numpy(zero_copy_only=False)] if c.RANK in table.column_names else []
+    order = np.lexsort([-score, *by_rank, keys[2], keys[1], keys[0]])
+    ordered = table.take(pa.array(order))
+    first = _first_of_each([ordered[c.RUN_ID], ordered[c.QUERY_ID], ordered[c.DOC_ID]])
+    extra = int((~first).sum())
+    if extra and options.duplicate_results != ON_DUPLICATE_RESULT_KEEP_BEST:
+        copied = int(_first_of_each([ordered[c.RUN_ID], ordered[c.QUERY_ID], ordered[c.DOC_ID]], copied=True))
+        raise InputError(
+            f"{RESULTS} {GIVEN}: columns '{names.query_id}', '{names.doc_id}': {copied} documents are retrieved more"
+            f" than once for the same query and run ({extra} extra rows); trec_eval refuses this",
+            remedy=Remedy(spelling("duplicate_results"), ON_DUPLICATE_RESULT_KEEP_BEST, "to keep the best-scored copy"),
+        )
+    return (ordered.filter(pa.array(first)) if extra else table), extra
+
+
+def _first_of_each(sorted_keys: list[pa.ChunkedArray], copied: bool = False) -> Any:
+    """Whether each row of rows sorted by these keys is the first of its key; with copied, the
+    number of keys that have more than one row."""
+    arrays = [key.to_numpy(zero_copy_only=False) for key in sorted_keys]
+    n = len(arrays[0])
+    first = np.ones(n, dtype=bool)
+    if n > 1:
+        same = np.ones(n - 1, dtype=bool)
+        for array in arrays:
+            same &= array[1:] == array[:-1]
+        first[1:] = ~same
+    if not copied:
+        return first
+    starts = np.flatnonzero(first)
+    return int((np.diff(np.append(starts, n)) > 1).sum())
