@@ -354,15 +354,29 @@ _API = textwrap.dedent(
     """
 )
 
+# The embedded engine (ndcg_spark.evaluate of Arrow tables: in this process, no JVM): the Parquet
+# read with pyarrow, the same checks and numbers as the job, nothing published.
+EMBEDDED = textwrap.dedent(
+    """
+    import json, sys, pyarrow.parquet as pq
+    from ndcg_spark import evaluate
+    judgments, results, ks = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+    report = evaluate(pq.read_table(judgments), pq.read_table(results), ks=tuple(ks), uncut=False)
+    print("MEANS " + json.dumps({str(row["k"]): row["ndcg"] for row in report.evaluation.summary}))
+    """
+)
+
 PEERS = {
+    "embedded": (EMBEDDED, "ndcg_spark"),
     "duckdb": (DUCKDB, "duckdb"),
     "pytrec_eval": (PYTREC, "pytrec_eval"),
     "ranx": (RANX, "ranx"),
     "api": ("CONNECT = False" + _API, "ndcg_spark"),
     "api_connect": ("CONNECT = True" + _API, "grpc"),
 }
-# The API tools run only when named in --peers: they time this project, not a peer.
-DEFAULT_PEERS = ("duckdb", "pytrec_eval", "ranx")
+# The API tools run only when named in --peers: they time this project, not a peer. The embedded
+# engine runs by default: it is what a single-machine evaluation costs.
+DEFAULT_PEERS = ("embedded", "duckdb", "pytrec_eval", "ranx")
 # Run with spark-submit, like the job.
 SPARK_PEERS = {"bare_ndcg": BARE_NDCG, "bare_ndcg_output": BARE_NDCG_OUTPUT, "spark_ranking_metrics": SPARK_RANKING_METRICS}
 # What --breakdown runs again with the event log: the job's runs (with their step log; every
@@ -372,6 +386,7 @@ BREAKDOWN_PEERS = ("bare_ndcg", "bare_ndcg_output")
 # Same semantics as the job (trec_eval's tie order included): a disagreement is a bug somewhere.
 # ranx breaks score ties its own way, so it may differ on data with ties; it is then left out.
 STRICT = {
+    "embedded",
     "job_skewed",
     "job_from",
     "bare_ndcg",

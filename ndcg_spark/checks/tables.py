@@ -143,19 +143,17 @@ def _judgments(table: pa.Table, options: Options) -> tuple[pa.Table, int, int]:
             f"exceed {MAX_EXPONENTIAL_RELEVANCE}, too large for exponential gain 2^rel - 1",
         )
     canonical = pa.table({c.QUERY_ID: query, c.DOC_ID: doc, c.RELEVANCE: relevance})
-    # Copies: the highest grade first, then the first of each (query, doc) kept.
-    order = np.lexsort([-relevance, codes(doc), codes(query)])
-    canonical = canonical.take(pa.array(order))
-    first = _first_of_each([canonical[c.QUERY_ID], canonical[c.DOC_ID]])
-    extra = int((~first).sum())
-    if extra and options.duplicate_judgments != ON_DUPLICATE_JUDGMENT_KEEP_MAX:
-        keys = int(_first_of_each([canonical[c.QUERY_ID], canonical[c.DOC_ID]], copied=True))
+    keys = _keys([codes(query), codes(doc)])
+    copies = _copies(keys)
+    if not copies.extra:
+        return canonical, rows, 0
+    if options.duplicate_judgments != ON_DUPLICATE_JUDGMENT_KEEP_MAX:
         raise InputError(
-            f"{JUDGMENTS} {GIVEN}: columns '{names.query_id}', '{names.doc_id}': {keys} (query, doc) pairs are judged"
-            f" more than once ({extra} extra rows); trec_eval refuses this",
+            f"{JUDGMENTS} {GIVEN}: columns '{names.query_id}', '{names.doc_id}': {copies.keys} (query, doc) pairs are judged"
+            f" more than once ({copies.extra} extra rows); trec_eval refuses this",
             remedy=Remedy(spelling("duplicate_judgments"), ON_DUPLICATE_JUDGMENT_KEEP_MAX, "to keep the highest grade"),
         )
-    return canonical.filter(pa.array(first)), rows, extra
+    return canonical.take(pa.array(_first_of_each(keys, [-relevance]))), rows, copies.extra
 
 
 def _results(table: pa.Table, name: str | None, options: Options) -> tuple[pa.Table, int]:
@@ -187,35 +185,48 @@ def _results(table: pa.Table, name: str | None, options: Options) -> tuple[pa.Ta
 def _deduplicated_results(table: pa.Table, options: Options) -> tuple[pa.Table, int]:
     """Copies of a document in one (run, query) list: refused, or the best-ranked kept."""
     names = options.result_names
-    keys = [codes(table[c.RUN_ID]), codes(table[c.QUERY_ID]), codes(table[c.DOC_ID])]
-    score = table[c.SCORE].to_numpy(zero_copy_only=False)
-    by_rank = [table[c.RANK].to_numpy(zero_copy_only=False)] if c.RANK in table.column_names else []
-    order = np.lexsort([-score, *by_rank, keys[2], keys[1], keys[0]])
-    ordered = table.take(pa.array(order))
-    first = _first_of_each([ordered[c.RUN_ID], ordered[c.QUERY_ID], ordered[c.DOC_ID]])
-    extra = int((~first).sum())
-    if extra and options.duplicate_results != ON_DUPLICATE_RESULT_KEEP_BEST:
-        copied = int(_first_of_each([ordered[c.RUN_ID], ordered[c.QUERY_ID], ordered[c.DOC_ID]], copied=True))
+    keys = _keys([codes(table[c.RUN_ID]), codes(table[c.QUERY_ID]), codes(table[c.DOC_ID])])
+    copies = _copies(keys)
+    if not copies.extra:
+        return table, 0
+    if options.duplicate_results != ON_DUPLICATE_RESULT_KEEP_BEST:
         raise InputError(
-            f"{RESULTS} {GIVEN}: columns '{names.query_id}', '{names.doc_id}': {copied} documents are retrieved more"
-            f" than once for the same query and run ({extra} extra rows); trec_eval refuses this",
+            f"{RESULTS} {GIVEN}: columns '{names.query_id}', '{names.doc_id}': {copies.keys} documents are retrieved more"
+            f" than once for the same query and run ({copies.extra} extra rows); trec_eval refuses this",
             remedy=Remedy(spelling("duplicate_results"), ON_DUPLICATE_RESULT_KEEP_BEST, "to keep the best-scored copy"),
         )
-    return (ordered.filter(pa.array(first)) if extra else table), extra
+    score = table[c.SCORE].to_numpy(zero_copy_only=False)
+    by_rank = [table[c.RANK].to_numpy(zero_copy_only=False)] if c.RANK in table.column_names else []
+    return table.take(pa.array(_first_of_each(keys, [*by_rank, -score]))), copies.extra
 
 
-def _first_of_each(sorted_keys: list[pa.ChunkedArray], copied: bool = False) -> Any:
-    """Whether each row of rows sorted by these keys is the first of its key; with copied, the
-    number of keys that have more than one row."""
-    arrays = [key.to_numpy(zero_copy_only=False) for key in sorted_keys]
-    n = len(arrays[0])
-    first = np.ones(n, dtype=bool)
-    if n > 1:
-        same = np.ones(n - 1, dtype=bool)
-        for array in arrays:
-            same &= array[1:] == array[:-1]
-        first[1:] = ~same
-    if not copied:
-        return first
-    starts = np.flatnonzero(first)
-    return int((np.diff(np.append(starts, n)) > 1).sum())
+def _keys(columns: list[np.ndarray]) -> np.ndarray:
+    """One int64 per row, equal where all the code columns are (codes count from 0)."""
+    key = np.zeros(len(columns[0]), dtype=np.int64)
+    for column in columns:
+        size = int(column.max()) + 1 if len(column) else 1
+        key = key * size + column
+    return key
+
+
+@dataclass(frozen=True)
+class _Copies:
+    keys: int  # keys held by more than one row
+    extra: int  # rows beyond the first of each key
+
+
+def _copies(keys: np.ndarray) -> _Copies:
+    ordered = np.sort(keys)
+    same = ordered[1:] == ordered[:-1]
+    if not same.any():
+        return _Copies(0, 0)
+    firsts_of_copies = same & np.concatenate([[True], ~same[:-1]])
+    return _Copies(int(firsts_of_copies.sum()), int(same.sum()))
+
+
+def _first_of_each(keys: np.ndarray, preference: list[np.ndarray]) -> np.ndarray:
+    """The row kept of each key: the first by `preference` (ascending sort keys, most important first)."""
+    order = np.lexsort([*reversed(preference), keys])
+    ordered = keys[order]
+    first = np.concatenate([[True], ordered[1:] != ordered[:-1]])
+    return np.sort(order[first])

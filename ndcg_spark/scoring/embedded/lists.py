@@ -70,8 +70,12 @@ def at_positions(
 
 
 def discount(gain: Doubles, position: Ints) -> Doubles:
-    """gain / log2(position + 1), as scoring.ranking.discounted: Spark's log2, bit for bit."""
-    return gain / log2(position.astype(np.float64) + 1.0)
+    """gain / log2(position + 1), as scoring.ranking.discounted: Spark's log2, bit for bit, taken
+    once per position (a list's positions are 1 to its length) and looked up."""
+    if len(position) == 0:
+        return np.zeros(0, dtype=np.float64)
+    logs = log2(np.arange(int(position.max()) + 2, dtype=np.float64) + 1.0)
+    return gain / logs[position]
 
 
 @dataclass(frozen=True)
