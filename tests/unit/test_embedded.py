@@ -47,6 +47,27 @@ def test_strict_math_is_sparks_log_to_the_bit() -> None:
     assert edges[4] == pytest.approx(math.log(5e-324))
 
 
+# Spark's pow(b, n) (StrictMath's) where numpy's power differs in the last bit, as float.hex.
+SPARK_POW = {
+    (0.9, 4.0): "0x1.4fec56d5cfaaep-1",
+    (0.9, 12.0): "0x1.2135355a70fb8p-2",
+    (0.9, 29.0): "0x1.81da8ee4adf9ap-5",
+    (0.8, 13.0): "0x1.c25c268497688p-5",
+    (0.8, 17.0): "0x1.70ef54646d49cp-6",
+    (0.8, 35.0): "0x1.a95a5b7f87a1ep-12",
+    (0.5, 1074.0): "0x0.0000000000001p-1022",
+}
+
+
+def test_strict_math_pow_is_sparks_to_the_bit() -> None:
+    assert {key: strict_math.pow_positive(*key).hex() for key in SPARK_POW} == SPARK_POW
+    assert sum(float(np.power(*key)).hex() != bits for key, bits in SPARK_POW.items()) == 6  # numpy's own would not do
+    assert strict_math.powers(0.9, 4).tolist() == [1.0, 0.9, 0.9 * 0.9, strict_math.pow_positive(0.9, 3.0)]
+    assert strict_math.pow_positive(0.5, 1075.0) == 0.0 and strict_math.pow_positive(2.0, 1024.0) == math.inf
+    with pytest.raises(ValueError, match="0 < x < inf"):
+        strict_math.pow_positive(-0.5, 2.0)
+
+
 def test_half_up_rounds_as_spark_does() -> None:
     values = np.array([0.5, 1.5, 2.5, 0.49999999999999994, 2.4999999999999996, -2.5, 0.0, 7.0])
     assert half_up(values).tolist() == [1.0, 2.0, 3.0, 0.0, 2.0, -3.0, 0.0, 7.0]

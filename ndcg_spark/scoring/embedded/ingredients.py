@@ -10,6 +10,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ndcg_spark.measures.strict_math import powers
 from ndcg_spark.measures.terms import half_up
 from ndcg_spark.scoring.embedded.lists import Bools, Doubles, Ints, at_positions, discount, running
 
@@ -23,14 +24,16 @@ class NotEmbedded(ValueError):
 @dataclass(frozen=True)
 class RankedRows:
     """The rows of the scored lists, in pair order and each list in rank order: pair p's rows are
-    starts[p] to starts[p] + lengths[p], one after the other (no rows for a run lacking the query). gain, judged (a judgment, or
-    with -J a usable one), grade (NaN unjudged), position from 1, the query's R and N at the level
+    starts[p] to starts[p] + lengths[p], one after the other (no rows for a run lacking the
+    query). gain, grade (NaN unjudged), judged (a judgment, or with -J a usable one), position
+    from 1, the query's R and N at the level
     on each row, and whether each row is relevant at the level, or judged non-relevant."""
 
     starts: Ints
     lengths: Ints
     position: Ints
     gain: Doubles
+    grade: Doubles
     judged: Bools
     relevant: Bools
     nonrelevant: Bools
@@ -179,11 +182,19 @@ class ArrayIngredients:
     def _not_embedded(self, what: str) -> NotEmbedded:
         return NotEmbedded(f"the embedded engine does not compute {what} yet")
 
+    def _discounts(self, persistence: float) -> Doubles:
+        """persistence^(position - 1) on each row, as Spark's pow (StrictMath's) gives it."""
+        longest = int(self.ranked.position.max()) if len(self.ranked.position) else 0
+        return powers(persistence, longest + 1)[np.maximum(self.ranked.position - 1, 0)]
+
     def grade_discount_sum(self, persistence: float) -> Doubles:
-        raise self._not_embedded("rbp")
+        grade = np.nan_to_num(self.ranked.grade, nan=0.0)
+        term = np.where(grade > 0, grade * self._discounts(persistence), 0.0)
+        return self._at(self._running(term), None)
 
     def judged_discount_sum(self, persistence: float) -> Doubles:
-        raise self._not_embedded("rbp_resid")
+        judged = self.ranked.relevant | self.ranked.nonrelevant
+        return self._at(self._running(np.where(judged, self._discounts(persistence), 0.0)), None)
 
     def ranked_positives(self) -> Doubles:
         raise self._not_embedded("G, ndcg_rel or Rndcg")

@@ -127,6 +127,7 @@ def score(judgments: pa.Table, results: pa.Table, plan: ScoringPlan) -> Scored:
         lengths,
         lists.position[source],
         row_gain,
+        grade,
         judged,
         relevant=row_gain > 0 if by_gain else grade >= level,
         nonrelevant=judged & ~(grade >= level) & (grade >= 0),
