@@ -17,8 +17,13 @@ from ndcg_spark.scoring.embedded.lists import Bools, Doubles, Ints, at_positions
 _INFAP_EPSILON = 0.00001  # trec_eval's INFAP_EPSILON, as scoring/binary.py's
 
 
+# The measures whose ingredients (the ranked and ideal lists' positive rows, walked side by side)
+# the embedded engine does not compute yet: the Spark engine does.
+NOT_EMBEDDED = frozenset({"G", "ndcg_rel", "Rndcg"})
+
+
 class NotEmbedded(ValueError):
-    """A measure whose ingredient the embedded engine does not compute: the Spark engine does."""
+    """A measure whose ingredient the embedded engine does not compute (NOT_EMBEDDED)."""
 
 
 @dataclass(frozen=True)

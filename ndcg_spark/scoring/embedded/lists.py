@@ -18,7 +18,6 @@ import numpy.typing as npt
 import pyarrow as pa
 
 from ndcg_spark import columns as c
-from ndcg_spark.arrays import codes
 from ndcg_spark.measures.strict_math import log2
 from ndcg_spark.option_values import GainTable
 from ndcg_spark.options import GAIN_EXPONENTIAL, GAIN_LINEAR, ORDER_BY_RANK, Gain, OrderBy
@@ -82,13 +81,13 @@ def discount(gain: Doubles, position: Ints) -> Doubles:
 class Lists:
     """Rows grouped in lists, each list's rows contiguous and in order. keys: the lists' key
     columns (a row per list); starts, lengths: where each list's rows are; position: each row's,
-    from 1."""
+    from 1; source: each row's index in the input table (what the caller takes its columns by)."""
 
     keys: pa.Table
     starts: Ints
     lengths: Ints
     position: Ints
-    rows: pa.Table
+    source: Ints
 
     def list_of_rows(self) -> Ints:
         """The index of the list each row belongs to."""
@@ -113,30 +112,29 @@ def _segments(sorted_keys: list[npt.NDArray[np.generic]], n: int) -> tuple[Ints,
     return starts, lengths
 
 
+# The columns of the ids' codes (arrays.codes: byte order of their text), beside the ids.
+RUN_CODE, QUERY_CODE, DOC_CODE = "_run", "_query", "_doc"
+
+
 def ranked_lists(results: pa.Table, order_by: OrderBy, max_depth: int | None) -> Lists:
     """The results as (run, query) lists in trec_eval's order, cut at max_depth. `results` has
-    run_id, query_id (strings), doc_id (string: its bytes break ties), score (and rank)."""
-    run = codes(results[c.RUN_ID])
-    query = codes(results[c.QUERY_ID])
-    doc = codes(results[c.DOC_ID])
+    run_id, query_id, score (and rank) and the ids' codes (RUN_CODE, QUERY_CODE, DOC_CODE)."""
+    run, query, doc = (results[name].to_numpy(zero_copy_only=False) for name in (RUN_CODE, QUERY_CODE, DOC_CODE))
     score = results[c.SCORE].to_numpy(zero_copy_only=False).astype(np.float64)
     keys = [-doc, -score]  # np.lexsort: last key first; descending as negated
     if order_by == ORDER_BY_RANK:
         keys.append(results[c.RANK].to_numpy(zero_copy_only=False).astype(np.int64))
-    order = np.lexsort([*keys, query, run])
-    rows = results.take(pa.array(order))
-    starts, lengths = _segments([run[order], query[order]], len(order))
+    group = run * (int(query.max()) + 1 if len(query) else 1) + query  # (run, query) as one key
+    order = np.lexsort([*keys, group])
+    starts, lengths = _segments([group[order]], len(order))
     position = np.arange(len(order), dtype=np.int64) - np.repeat(starts, lengths) + 1
+    keys_table = results.select([c.RUN_ID, c.QUERY_ID, QUERY_CODE]).take(pa.array(order[starts]))
     if max_depth is not None:
         kept = position <= max_depth
-        rows = rows.filter(pa.array(kept))
-        position = position[kept]
+        order, position = order[kept], position[kept]
         lengths = np.minimum(lengths, max_depth)
         starts = offsets(lengths)
-    keys_table = (
-        rows.select([c.RUN_ID, c.QUERY_ID]).take(pa.array(starts)) if len(starts) else rows.select([c.RUN_ID, c.QUERY_ID])
-    )
-    return Lists(keys_table, starts, lengths, position, rows)
+    return Lists(keys_table, starts, lengths, position, order.astype(np.int64))
 
 
 def condensed(lists: Lists, usable: Bools) -> Lists:
@@ -145,18 +143,16 @@ def condensed(lists: Lists, usable: Bools) -> Lists:
     list_of = lists.list_of_rows()
     lengths = np.bincount(list_of[usable], minlength=len(lists.starts)).astype(np.int64)
     starts = offsets(lengths)
-    rows = lists.rows.filter(pa.array(usable))
-    position = np.arange(len(rows), dtype=np.int64) - np.repeat(starts, lengths) + 1
-    return Lists(lists.keys, starts, lengths, position, rows)
+    position = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(starts, lengths) + 1
+    return Lists(lists.keys, starts, lengths, position, lists.source[usable])
 
 
 def ideal_lists(judgments: pa.Table, gain: Doubles) -> tuple[Lists, Ints]:
     """Each judged query's judgments by gain descending (ties in any order: equal gains add the
     same terms at the same positions), and the order that puts the judgments' arrays in it."""
-    query = codes(judgments[c.QUERY_ID])
-    order = np.lexsort([-gain, query])
-    rows = judgments.take(pa.array(order))
+    query = judgments[QUERY_CODE].to_numpy(zero_copy_only=False)
+    order = np.lexsort([-gain, query]).astype(np.int64)
     starts, lengths = _segments([query[order]], len(order))
     position = np.arange(len(order), dtype=np.int64) - np.repeat(starts, lengths) + 1
-    keys_table = rows.select([c.QUERY_ID]).take(pa.array(starts))
-    return Lists(keys_table, starts, lengths, position, rows), order.astype(np.int64)
+    keys_table = judgments.select([c.QUERY_ID, QUERY_CODE]).take(pa.array(order[starts]))
+    return Lists(keys_table, starts, lengths, position, order), order

@@ -7,7 +7,6 @@ a query the run lacks scoring as an empty list."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,10 +14,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ndcg_spark import columns as c
-from ndcg_spark.arrays import codes
+from ndcg_spark.arrays import codes, shared_codes
 from ndcg_spark.measures import NDCG_MEASURES, Measure, declaration_of
 from ndcg_spark.scoring.embedded.ingredients import ArrayIngredients, IdealRows, RankedRows
 from ndcg_spark.scoring.embedded.lists import (
+    DOC_CODE,
+    QUERY_CODE,
+    RUN_CODE,
     Ints,
     Lists,
     condensed,
@@ -52,24 +54,25 @@ PER_QUERY_SCHEMA = pa.schema(
 )
 
 
-def _as_text(table: pa.Table, names: Sequence[str]) -> pa.Table:
-    """Ids as strings: the Spark engine breaks ties on doc_id's string and reports query_id as one."""
-    for name in names:
-        if table.schema.field(name).type != pa.string():
-            table = table.set_column(table.schema.get_field_index(name), name, pc.cast(table[name], pa.string()))
-    return table
-
-
-def _key(table: pa.Table) -> pa.ChunkedArray:
-    """(query_id, doc_id) as one string: a separator no id holds after query_id's own bytes."""
-    return pc.binary_join_element_wise(table[c.QUERY_ID], table[c.DOC_ID], "\x00")
-
-
-def _lookup(keys: pa.ChunkedArray | pa.Array, values: pa.ChunkedArray | pa.Array) -> Ints:
-    """The index of each key among `values`, -1 where absent."""
-    found = pc.index_in(
-        keys, value_set=pa.chunked_array(values).combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+def _coded(judgments: pa.Table, results: pa.Table) -> tuple[pa.Table, pa.Table]:
+    """Both inputs with their ids' codes: query and doc ids in one code space for both."""
+    judged_query, retrieved_query = shared_codes(judgments[c.QUERY_ID], results[c.QUERY_ID])
+    judged_doc, retrieved_doc = shared_codes(judgments[c.DOC_ID], results[c.DOC_ID])
+    judgments = judgments.append_column(QUERY_CODE, pa.array(judged_query)).append_column(DOC_CODE, pa.array(judged_doc))
+    results = (
+        results.append_column(RUN_CODE, pa.array(codes(results[c.RUN_ID])))
+        .append_column(QUERY_CODE, pa.array(retrieved_query))
+        .append_column(DOC_CODE, pa.array(retrieved_doc))
     )
+    return judgments, results
+
+
+def _judgment_of(judgments: pa.Table, results: pa.Table) -> Ints:
+    """Each result's judgment (its index among the judgments), -1 where unjudged."""
+    columns = [table[name].to_numpy(zero_copy_only=False) for table in (judgments, results) for name in (QUERY_CODE, DOC_CODE)]
+    judged_query, judged_doc, retrieved_query, retrieved_doc = columns
+    docs = int(max(judged_doc.max(initial=0), retrieved_doc.max(initial=0))) + 1
+    found = pc.index_in(pa.array(retrieved_query * docs + retrieved_doc), value_set=pa.array(judged_query * docs + judged_doc))
     return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
@@ -93,20 +96,18 @@ def per_query(judgments: pa.Table, results: pa.Table, plan: ScoringPlan) -> pa.T
 def score(judgments: pa.Table, results: pa.Table, plan: ScoringPlan) -> Scored:
     """The embedded pass over checked inputs: judgments with query_id, doc_id and relevance,
     results with run_id, query_id, doc_id and score (and rank), no duplicates."""
-    judgments = _as_text(judgments, [c.QUERY_ID, c.DOC_ID])
-    results = _as_text(results, [c.RUN_ID, c.QUERY_ID, c.DOC_ID])
+    judgments, results = _coded(judgments, results)
     relevance = judgments[c.RELEVANCE].to_numpy(zero_copy_only=False).astype(np.float64)
     gain = gains_of(relevance, plan.gain, plan.gains)
     level = plan.binary.level if plan.binary else 1
     by_gain = plan.binary.by_gain if plan.binary else True
 
-    lists = ranked_lists(
-        results.append_column(_JUDGMENT, pa.array(_lookup(_key(results), _key(judgments)))), plan.order_by, plan.max_depth
-    )
-    judgment = lists.rows[_JUDGMENT].to_numpy(zero_copy_only=False)
+    judgment_of_result = _judgment_of(judgments, results)
+    lists = ranked_lists(results, plan.order_by, plan.max_depth)
+    judgment = judgment_of_result[lists.source]
     if plan.judged_only:
         lists = condensed(lists, (judgment >= 0) & (_at(relevance, judgment, np.nan) >= 0))
-        judgment = lists.rows[_JUDGMENT].to_numpy(zero_copy_only=False)
+        judgment = judgment_of_result[lists.source]
 
     ideal, ideal_order = ideal_lists(judgments, gain)
     queries = _Queries.of(ideal, gain[ideal_order], relevance[ideal_order], level, by_gain)
@@ -159,14 +160,19 @@ def score(judgments: pa.Table, results: pa.Table, plan: ScoringPlan) -> Scored:
 def _retrieved(lists: Lists, ideal: Lists) -> dict[str, tuple[int, int]]:
     """Per run, the queries it retrieved and of those the judged ones."""
     runs = lists.keys[c.RUN_ID].to_numpy(zero_copy_only=False).astype(str)
-    judged = _lookup(lists.keys[c.QUERY_ID], ideal.keys[c.QUERY_ID]) >= 0
+    judged = _index_of(lists.keys[QUERY_CODE], ideal.keys[QUERY_CODE]) >= 0
     names, run = np.unique(runs, return_inverse=True)
     queries = np.bincount(run, minlength=len(names))
     judged_queries = np.bincount(run[judged], minlength=len(names))
     return {str(name): (int(queries[i]), int(judged_queries[i])) for i, name in enumerate(names)}
 
 
-_JUDGMENT = "_judgment"  # a ranked row's index among the judgments, -1 when unjudged
+def _index_of(codes_: pa.ChunkedArray, among: pa.ChunkedArray) -> Ints:
+    """The index of each code among `among` (distinct codes), -1 where absent."""
+    wanted, known = codes_.to_numpy(zero_copy_only=False), among.to_numpy(zero_copy_only=False)
+    index = np.full(int(max(wanted.max(initial=0), known.max(initial=0))) + 1, -1, dtype=np.int64)
+    index[known] = np.arange(len(known), dtype=np.int64)
+    return index[wanted]
 
 
 def _at(values: np.ndarray, index: Ints, missing: float) -> np.ndarray:
@@ -207,7 +213,7 @@ class _Queries:
 def _pairs(lists: Lists, ideal: Lists, complete: bool) -> tuple[Ints, np.ndarray, Ints]:
     """The scored pairs, by run then query in byte order: each one's ranked list (-1 when the run
     lacks the query), run and judged query (its index among the ideal lists)."""
-    list_query = _lookup(lists.keys[c.QUERY_ID], ideal.keys[c.QUERY_ID])
+    list_query = _index_of(lists.keys[QUERY_CODE], ideal.keys[QUERY_CODE])
     run_names, list_run = np.unique(lists.keys[c.RUN_ID].to_numpy(zero_copy_only=False).astype(str), return_inverse=True)
     judged_queries = len(ideal.starts)
     if complete:
@@ -220,7 +226,7 @@ def _pairs(lists: Lists, ideal: Lists, complete: bool) -> tuple[Ints, np.ndarray
     else:
         pair_list = np.flatnonzero(list_query >= 0).astype(np.int64)
         pair_run, pair_query = list_run[pair_list], list_query[pair_list]
-    order = np.lexsort([codes(ideal.keys[c.QUERY_ID])[pair_query], pair_run])
+    order = np.lexsort([ideal.keys[QUERY_CODE].to_numpy(zero_copy_only=False)[pair_query], pair_run])
     return pair_list[order], run_names[pair_run[order]], pair_query[order]
 
 
