@@ -13,8 +13,7 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 
 from ndcg_spark import columns as c
-from ndcg_spark.checks.inputs import GIVEN, JUDGMENTS, RESULTS, Source, canonical_inputs, require_columns
-from ndcg_spark.checks.tables import KINDS, is_table
+from ndcg_spark.checks.inputs import GIVEN, JUDGMENTS, RESULTS, TABLE_KINDS, Source, canonical_inputs, is_table, require_columns
 from ndcg_spark.comparison.compare import compare as compare_rows
 from ndcg_spark.comparison.pairing import wide_values, with_value
 from ndcg_spark.comparison.resampling import start_python_workers
@@ -26,7 +25,6 @@ from ndcg_spark.gate.against import Reference, judge
 from ndcg_spark.gate.rule import DEFAULT_ALPHA, GateSettings, bad_threshold
 from ndcg_spark.gate.verdict import Verdict
 from ndcg_spark.io.trec import QRELS, RUN, read_trec
-from ndcg_spark.local_evaluation import evaluate_tables
 from ndcg_spark.measures import report_order
 from ndcg_spark.option_values import ColumnNames
 from ndcg_spark.options import (
@@ -72,6 +70,8 @@ def evaluate(
     if query_metadata is not None and not chosen.slices:
         raise ConfigError("query_metadata is given but no slice columns: pass slices=[...]")
     if not isinstance(judgments, DataFrame):
+        from ndcg_spark.local_evaluation import evaluate_tables  # numpy and pyarrow: the embedded engine's
+
         per_query, evaluation = evaluate_tables(_table(judgments, JUDGMENTS), _tables(results), chosen)
         return local_report_of(per_query, evaluation)
     spark = judgments.sparkSession
@@ -101,7 +101,7 @@ def evaluate(
 def _table(frame: object, label: str) -> object:
     """A table of the embedded engine, or the library's own refusal of what is not one."""
     if not is_table(frame):
-        raise ConfigError(f"{label} must be {KINDS}, not {type(frame).__module__}.{type(frame).__qualname__}")
+        raise ConfigError(f"{label} must be {TABLE_KINDS}, not {type(frame).__module__}.{type(frame).__qualname__}")
     return frame
 
 

@@ -13,7 +13,6 @@ from ndcg_spark.checks.tables import checked
 from ndcg_spark.errors import ConfigError
 from ndcg_spark.evaluation import Evaluation, RunCounts, measure_order
 from ndcg_spark.options import Options
-from ndcg_spark.scoring.embedded.ingredients import NOT_EMBEDDED
 from ndcg_spark.scoring.embedded.per_query import score
 from ndcg_spark.scoring.embedded.summary import summary_rows
 from ndcg_spark.scoring.plan import ScoringPlan
@@ -27,12 +26,6 @@ def evaluate_tables(judgments: object, results: object | Mapping[str, object], o
                 f"{name} is computed on Spark DataFrames only for now: pass spark.createDataFrame(...) of the"
                 " judgments and results, or leave out the comparison and the slices"
             )
-    unsupported = sorted({measure.name for measure in options.measures} & NOT_EMBEDDED)
-    if unsupported:
-        raise ConfigError(
-            f"{', '.join(unsupported)}: computed on Spark DataFrames only for now: pass spark.createDataFrame(...) of the"
-            " judgments and results, or leave them out of measures"
-        )
     inputs = checked(judgments, results, options)
     scored = score(inputs.judgments, inputs.results, ScoringPlan.of(options))
     summary = sorted(

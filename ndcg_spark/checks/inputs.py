@@ -36,6 +36,16 @@ GIVEN = "DataFrame"
 FILE = "_file"
 _FILE_PATH = "_metadata.file_path"
 
+# What evaluate() takes: Spark DataFrames, or tables the embedded engine reads (checks/tables.py).
+TABLE_KINDS = "a Spark, pandas or Polars DataFrame, or an Arrow table"
+
+
+def is_table(frame: object) -> bool:
+    """Whether the embedded engine takes this input: a pandas or Polars DataFrame or an Arrow
+    table, told by its class's module (nothing imported to tell)."""
+    return type(frame).__module__.split(".")[0] in ("pandas", "polars", "pyarrow")
+
+
 # What a row check says of its rows, where a caller restates a refusal (the evaluator).
 ARE_NAN = "are NaN"
 

@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 
 from ndcg_spark import columns as c
 from ndcg_spark.arrays import codes
-from ndcg_spark.checks.inputs import GIVEN, JUDGMENTS, MAX_EXPONENTIAL_RELEVANCE, RESULTS
+from ndcg_spark.checks.inputs import GIVEN, JUDGMENTS, MAX_EXPONENTIAL_RELEVANCE, RESULTS, TABLE_KINDS
 from ndcg_spark.errors import ConfigError, InputError
 from ndcg_spark.options import (
     GAIN_EXPONENTIAL,
@@ -27,13 +27,6 @@ from ndcg_spark.options import (
     spelling,
 )
 from ndcg_spark.remedies import Remedy
-
-KINDS = "a Spark, pandas or Polars DataFrame, or an Arrow table"
-
-
-def is_table(frame: object) -> bool:
-    """Whether the embedded engine takes this input: pandas, Polars or Arrow."""
-    return isinstance(frame, pa.Table) or _module(frame) in ("pandas", "polars")
 
 
 def _module(frame: object) -> str:
@@ -48,7 +41,7 @@ def as_arrow(frame: object, label: str) -> pa.Table:
         return pa.Table.from_pandas(frame, preserve_index=False)
     if _module(frame) == "polars":
         return frame.to_arrow()  # type: ignore[attr-defined]
-    raise ConfigError(f"{label} must be {KINDS}, not {type(frame).__module__}.{type(frame).__qualname__}")
+    raise ConfigError(f"{label} must be {TABLE_KINDS}, not {type(frame).__module__}.{type(frame).__qualname__}")
 
 
 @dataclass(frozen=True)

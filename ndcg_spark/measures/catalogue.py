@@ -7,6 +7,8 @@ rel(k) the relevant ones in the top k."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ndcg_spark.measures.declaration import (
     ALL_TREC,
     COEFFICIENTS,
@@ -20,13 +22,15 @@ from ndcg_spark.measures.declaration import (
     Measure,
 )
 from ndcg_spark.measures.terms import (
-    Sql,
     Term,
     as_double,
     coalesce,
+    differ,
+    equal,
     floor,
     greatest,
     least,
+    log2,
     ratio,
     round_half_up,
     where,
@@ -120,29 +124,29 @@ def _ndcg_rel(i: Ingredients, m: Measure) -> Term:
     the ideal's last positive position), and at the list's end for each such document not
     retrieved, averaged over the P documents of gain > 0."""
     ranked, ideal = i.ranked_positives(), i.ideal_positives()
-    positives = f"size({ideal})"
-    at_rows = f"aggregate({ranked}, 0.0D, (acc, r) -> acc + r.dcg / element_at({ideal}, least(r.pos, {positives})).idcg)"
-    missed = f"CAST({positives} - size({ranked}) AS DOUBLE) * {i.dcg(None)} / {i.ideal_dcg(None)}"
-    return Sql(f"CASE WHEN {positives} > 0 THEN ({at_rows} + {missed}) / CAST({positives} AS DOUBLE) ELSE 0.0D END")
-
-
-def _dcg_within(ranked: str, depth: str) -> str:
-    """DCG of the top `depth` documents: the running DCG at the last positive row within it."""
-    return f"aggregate(filter({ranked}, r -> r.pos <= {depth}), 0.0D, (acc, r) -> greatest(acc, r.dcg))"
+    positives = ideal.size()
+    at_rows = ranked.sum(lambda r: r.dcg / ideal.at(least(r.pos, r.of_pair(positives)), r).idcg)
+    missed = as_double(positives - ranked.size()) * i.dcg(None) / i.ideal_dcg(None)
+    return where(positives > 0, (at_rows + missed) / as_double(positives), 0.0)
 
 
 def _rndcg(i: Ingredients, m: Measure) -> Term:
     """trec_eval's Rndcg: NDCG at each position where the ideal gain changes (the ends of the
     blocks of equal gain, the last where it falls to 0), and at the list's end when the list goes
     on past that position by more than one document; averaged."""
-    ranked, ideal, n = i.ranked_positives(), i.ideal_positives(), i.retrieved()
-    positives = f"size({ideal})"
-    ends = f"filter({ideal}, x -> x.pos = {positives} OR element_at({ideal}, least(x.pos + 1, {positives})).gain <> x.gain)"
-    terms = f"aggregate({ends}, 0.0D, (acc, x) -> acc + {_dcg_within(str(ranked), 'x.pos')} / x.idcg)"
-    beyond = f"{n} > {positives} + 1"
-    extra = f"CASE WHEN {beyond} THEN {i.dcg(None)} / {i.ideal_dcg(None)} ELSE 0.0D END"
-    count = f"CAST(size({ends}) + CASE WHEN {beyond} THEN 1 ELSE 0 END AS DOUBLE)"
-    return Sql(f"CASE WHEN {i.relevant()} > 0 AND {positives} > 0 THEN ({terms} + {extra}) / {count} ELSE 0.0D END")
+    ideal = i.ideal_positives()
+    positives = ideal.size()
+
+    def block_end(x: Any) -> Term:
+        last = x.of_pair(positives)
+        return equal(x.pos, last) | differ(ideal.at(least(x.pos + 1, last), x).gain, x.gain)
+
+    ends = ideal.filter(block_end)
+    terms = ends.sum(lambda x: i.dcg_within(x.pos, x) / x.idcg)
+    beyond = i.retrieved() > positives + 1
+    extra = where(beyond, i.dcg(None) / i.ideal_dcg(None), 0.0)
+    count = as_double(ends.size() + where(beyond, 1, 0))
+    return where((i.relevant() > 0) & (positives > 0), (terms + extra) / count, 0.0)
 
 
 def _g(i: Ingredients, m: Measure) -> Term:
@@ -150,13 +154,16 @@ def _g(i: Ingredients, m: Measure) -> Term:
     sum of max(gain, 1) down to its rank (1 a rank past the ideal's positives), gained the
     retrieved gains down to it; summed, over the ideal's total gain."""
     ranked, ideal = i.ranked_positives(), i.ideal_positives()
-    positives = f"size({ideal})"
-    last = f"CASE WHEN {positives} > 0 THEN element_at({ideal}, {positives}).cost ELSE 0.0D END"
-    past = f"{last} + CAST(r.pos - {positives} AS DOUBLE)"
-    cost = f"CASE WHEN r.pos <= {positives} THEN element_at({ideal}, r.pos).cost ELSE {past} END"
-    total = f"aggregate({ideal}, 0.0D, (acc, x) -> acc + x.gain)"
-    gained = f"aggregate({ranked}, 0.0D, (acc, r) -> acc + r.gain / log2(2.0D + ({cost}) - r.cum_gain))"
-    return Sql(f"CASE WHEN {total} > 0 THEN {gained} / {total} ELSE 0.0D END")
+    positives = ideal.size()
+    last = where(positives > 0, ideal.at(positives).cost, 0.0)
+
+    def cost(r: Any) -> Term:
+        end = r.of_pair(positives)
+        return where(r.pos <= end, ideal.at(r.pos, r).cost, r.of_pair(last) + as_double(r.pos - end))
+
+    total = ideal.sum(lambda x: x.gain)
+    gained = ranked.sum(lambda r: r.gain / log2(2.0 + cost(r) - r.cum_gain))
+    return where(total > 0, gained / total, 0.0)
 
 
 def _ndcg(i: Ingredients, m: Measure) -> Term:

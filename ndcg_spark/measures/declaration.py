@@ -12,9 +12,33 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from ndcg_spark.measures.terms import Term
+
+
+class Element(Protocol):
+    """An element of a list ingredient: its fields (pos, dcg, gain, ...) are terms."""
+
+    def __getattr__(self, field: str) -> Any: ...
+    def of_pair(self, term: Term) -> Term:
+        """A term of the (run, query) row, seen from this element."""
+        ...
+
+
+class Positives(Protocol):
+    """A list ingredient, one list per (run, query) row, walked in its order."""
+
+    def size(self) -> Term: ...
+    def sum(self, term: Callable[[Any], Term]) -> Term:
+        """The sum of term over the elements, sequentially in order, from 0.0."""
+        ...
+
+    def filter(self, keep: Callable[[Any], Term]) -> Positives: ...
+    def at(self, position: Term, row: Any = None) -> Any:
+        """The element at position (from 1), read from `row` of another list when given."""
+        ...
+
 
 # How a declaration takes parameters, as trec_eval's -m name.params gives them:
 # none; cutoffs (positive whole numbers, one measure each: P.5,10); levels (numbers, one measure
@@ -87,15 +111,19 @@ class Ingredients(Protocol):
         """The sum of persistence^(position - 1) over judged documents graded 0 or more."""
         ...
 
-    def ranked_positives(self) -> Term:
-        """The retrieved documents of gain > 0, in rank order: an array of structs (pos, dcg: the
-        DCG down to it, gain, cum_gain: the gains down to it)."""
+    def ranked_positives(self) -> Positives:
+        """The retrieved documents of gain > 0, in rank order: elements with pos, dcg (the DCG down
+        to it), gain and cum_gain (the gains down to it)."""
         ...
 
-    def ideal_positives(self) -> Term:
-        """The ideal list's documents of gain > 0, in order (element i at position i): an array of
-        structs (pos, idcg: the ideal DCG down to it, gain, cost: the sum of max(gain, 1) down to
+    def ideal_positives(self) -> Positives:
+        """The ideal list's documents of gain > 0, in order (element i at position i): elements
+        with pos, idcg (the ideal DCG down to it), gain and cost (the sum of max(gain, 1) down to
         it)."""
+        ...
+
+    def dcg_within(self, depth: Term, row: Any) -> Term:
+        """The DCG of the top `depth` documents, `depth` read on `row`, an element of a list."""
         ...
 
     def dcg(self, k: int | None) -> Term:

@@ -9,10 +9,23 @@ same bits: IEEE operations in the same order, Spark's log2 (StrictMath's), and i
 
 from __future__ import annotations
 
-from typing import Any, TypeAlias
+import importlib
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+else:
+
+    class _Numpy:
+        """numpy, imported on first use: it loads with the embedded engine, and a Spark run, whose
+        terms are SQL text, need not import it (docs/operations.md)."""
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(importlib.import_module("numpy"), name)
+
+    np = _Numpy()
 
 
 class Sql:
@@ -84,8 +97,8 @@ class Sql:
     __hash__ = None  # type: ignore[assignment]  # == is not SQL's here: nothing compares terms
 
 
-Array: TypeAlias = npt.NDArray[Any]
-Term: TypeAlias = Sql | Array | float | int
+Array: TypeAlias = "npt.NDArray[Any]"
+Term: TypeAlias = "Sql | Array | float | int"
 
 
 def literal(value: object) -> str:
@@ -97,7 +110,7 @@ def literal(value: object) -> str:
     if isinstance(value, float):
         return f"{value!r}D"
     if isinstance(value, int):
-        return f"{value}L"
+        return str(value)  # INT where it fits (element_at's index must be), else BIGINT
     raise TypeError(f"not a term: {value!r}")
 
 
@@ -186,3 +199,56 @@ def log2(value: Term) -> Term:
     from ndcg_spark.measures.strict_math import log2 as strict_log2
 
     return strict_log2(_doubles(value))
+
+
+def equal(left: Term, right: Term) -> Sql | Array:
+    """left = right (Python's == stays identity on terms)."""
+    if _sql(left, right):
+        return Sql(f"({literal(left)} = {literal(right)})")
+    return np.asarray(_array(left) == _array(right))
+
+
+def differ(left: Term, right: Term) -> Sql | Array:
+    if _sql(left, right):
+        return Sql(f"({literal(left)} <> {literal(right)})")
+    return np.asarray(_array(left) != _array(right))
+
+
+class SqlRow:
+    """One element of a list in a lambda of Spark SQL (`name` its variable, or an element_at)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __getattr__(self, field: str) -> Sql:
+        if field.startswith("_"):
+            raise AttributeError(field)
+        return Sql(f"{self.text}.{field}")
+
+    def of_pair(self, term: Term) -> Term:
+        """A term of the (run, query) row, seen from an element of its list: itself in SQL."""
+        return term
+
+
+class SqlList:
+    """A list column of structs (an ARRAY in Spark SQL), walked in its order; `name` is the lambda
+    variable of its elements."""
+
+    def __init__(self, text: str, name: str) -> None:
+        self.text = text
+        self.name = name
+
+    def size(self) -> Sql:
+        return Sql(f"size({self.text})")
+
+    def sum(self, term: Callable[[SqlRow], Term]) -> Sql:
+        """The sum of term over the elements, sequentially in order (aggregate from 0.0)."""
+        return Sql(f"aggregate({self.text}, 0.0D, (acc, {self.name}) -> acc + {literal(term(SqlRow(self.name)))})")
+
+    def filter(self, keep: Callable[[SqlRow], Term]) -> SqlList:
+        return SqlList(f"filter({self.text}, {self.name} -> {literal(keep(SqlRow(self.name)))})", self.name)
+
+    def at(self, position: Term, row: object = None) -> SqlRow:
+        """The element at position (from 1); `row`, the element of another list it is read from
+        (the embedded engine needs its pair)."""
+        return SqlRow(f"element_at({self.text}, {literal(position)})")

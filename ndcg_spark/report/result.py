@@ -7,7 +7,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
 from pyspark.sql import DataFrame
 
 from ndcg_spark import columns as c
@@ -22,6 +21,7 @@ from ndcg_spark.sessions import ExecutorStore
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
 
 
 @dataclass(frozen=True)
@@ -72,31 +72,32 @@ def report_of(per_query: DataFrame, evaluation: Evaluation, options: Options, st
     )
 
 
-# The summary's column types on Spark (scoring.summary.summarize's schema), for its pandas form.
-SUMMARY_SCHEMA = pa.schema(
-    [
-        (c.RUN_ID, pa.string()),
-        (c.MEASURE, pa.string()),
-        (c.K, pa.int32()),
-        (c.NDCG, pa.float64()),
-        (c.NUM_QUERIES, pa.int64()),
-        (c.JUDGED_AT_K, pa.float64()),
-        (c.VARIANT, pa.string()),
-        (c.VALUE, pa.float64()),
-    ]
-)
-
-
 def local_report_of(per_query: pa.Table, evaluation: Evaluation) -> Report:
     """The report of an embedded evaluation: pandas frames, whole numbers as pandas' nullable
     integers (k NULL on an uncut measure), as the Spark engine's columns."""
-    summary = pa.Table.from_pylist([row.asDict() for row in evaluation.summary], schema=SUMMARY_SCHEMA)
-    assert tuple(SUMMARY_SCHEMA.names) == SUMMARY_COLUMNS
+    import pyarrow as pa
+
+    # The summary's column types on Spark (scoring.summary.summarize's schema).
+    schema = pa.schema(
+        [
+            (c.RUN_ID, pa.string()),
+            (c.MEASURE, pa.string()),
+            (c.K, pa.int32()),
+            (c.NDCG, pa.float64()),
+            (c.NUM_QUERIES, pa.int64()),
+            (c.JUDGED_AT_K, pa.float64()),
+            (c.VARIANT, pa.string()),
+            (c.VALUE, pa.float64()),
+        ]
+    )
+    assert tuple(schema.names) == SUMMARY_COLUMNS
+    summary = pa.Table.from_pylist([row.asDict() for row in evaluation.summary], schema=schema)
     return Report(per_query=_pandas(per_query), summary=_pandas(summary), comparison=None, slices=None, evaluation=evaluation)
 
 
 def _pandas(table: pa.Table) -> pd.DataFrame:
     import pandas as pd
+    import pyarrow as pa
 
     integers = {pa.int32(): pd.Int32Dtype(), pa.int64(): pd.Int64Dtype()}
     return table.to_pandas(types_mapper=integers.get)

@@ -24,7 +24,7 @@ from pyspark.sql import functions as F
 from ndcg_spark import columns as c
 from ndcg_spark.frames import indicator, sql_name
 from ndcg_spark.measures import NDCG_MEASURES, Measure, declaration_of, scored
-from ndcg_spark.measures.terms import Sql
+from ndcg_spark.measures.terms import Sql, SqlList, Term, literal
 from ndcg_spark.option_values import GainTable
 from ndcg_spark.scoring.ranking import BIGINT, CUM_RELEVANT, at_cutoff
 
@@ -163,13 +163,18 @@ class PassIngredients:
         self.needs.nonrel_ks.add(None)
         return self._sum(discount_column("_judged_sum", persistence))
 
-    def ranked_positives(self) -> Sql:
+    def ranked_positives(self) -> SqlList:
         self.needs.positives = True
-        return Sql(f"coalesce({sql_name(RANKED_POSITIVES)}, CAST(array() AS {RANKED_POSITIVES_TYPE}))")
+        return SqlList(f"coalesce({sql_name(RANKED_POSITIVES)}, CAST(array() AS {RANKED_POSITIVES_TYPE}))", "r")
 
-    def ideal_positives(self) -> Sql:
+    def ideal_positives(self) -> SqlList:
         self.needs.positives = True
-        return Sql(f"coalesce({sql_name(IDEAL_POSITIVES)}, CAST(array() AS {IDEAL_POSITIVES_TYPE}))")
+        return SqlList(f"coalesce({sql_name(IDEAL_POSITIVES)}, CAST(array() AS {IDEAL_POSITIVES_TYPE}))", "x")
+
+    def dcg_within(self, depth: Term, row: object) -> Sql:
+        """The DCG of the top `depth` documents: the running DCG at the last positive row within."""
+        ranked = self.ranked_positives().text
+        return Sql(f"aggregate(filter({ranked}, r -> r.pos <= {literal(depth)}), 0.0D, (acc, r) -> greatest(acc, r.dcg))")
 
     def dcg(self, k: int | None) -> Sql:
         return Sql(f"coalesce({sql_name(c.at_cutoff(c.DCG, k))}, 0.0D)")

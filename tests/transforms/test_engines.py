@@ -21,9 +21,23 @@ from tests.conftest import rows_frame, scored_per_query
 from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
 from tests.unit.test_embedded import MEASURES, judgments_table, results_table
 
-# Every measure of the embedded engine, pytrec_eval's and 10.0's own (iprec_at_recall, 11pt_avg, unj,
-# rbp, rbp_resid).
-ALL = [*MEASURES, "iprec_at_recall", "11pt_avg", "unj", "num_q", "gm_map", "gm_bpref", "rbp", "rbp.0.8", "rbp_resid"]
+# Every measure of the catalogue: pytrec_eval's and 10.0's own (iprec_at_recall, 11pt_avg, unj, rbp,
+# rbp_resid), and those that walk the ranked and ideal lists side by side (G, ndcg_rel, Rndcg).
+ALL = [
+    *MEASURES,
+    "iprec_at_recall",
+    "11pt_avg",
+    "unj",
+    "num_q",
+    "gm_map",
+    "gm_bpref",
+    "rbp",
+    "rbp.0.8",
+    "rbp_resid",
+    "G",
+    "ndcg_rel",
+    "Rndcg",
+]
 VARIANTS = [
     {},
     {"judged_only": True},

@@ -206,12 +206,3 @@ def test_the_embedded_refusals_are_the_librarys_one_liners() -> None:
     halves = judgments.assign(relevance=[1.5, 2.0, 3.0, 0.0, 1.0])
     with pytest.raises(InputError, match=r"^judgments DataFrame: column 'relevance': 1 of 5 rows are not whole numbers$"):
         evaluate(halves, results)
-
-
-def test_a_measure_the_embedded_engine_lacks_is_refused_before_reading() -> None:
-    from ndcg_spark import evaluate
-    from ndcg_spark.errors import ConfigError
-
-    judgments, results = _worked()
-    with pytest.raises(ConfigError, match=r"^G, Rndcg: computed on Spark DataFrames only for now: pass spark.createDataFrame"):
-        evaluate(judgments, results.drop(columns=["score"]), measures=["Rndcg", "G", "P@5"])

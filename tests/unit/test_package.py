@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
 import ndcg_spark
 from tests.conftest import ROOT
@@ -11,3 +13,13 @@ from tests.conftest import ROOT
 def test_the_version_is_pyprojects() -> None:
     declared = re.search(r'^version = "(.+)"', (ROOT / "pyproject.toml").read_text(), re.MULTILINE)
     assert declared and ndcg_spark.__version__ == declared.group(1)
+
+
+def test_a_spark_run_imports_no_numpy_pyarrow_or_pandas() -> None:
+    """numpy, pyarrow and pandas load with the embedded engine and a comparison's draws, not with
+    the package or the job's command (a driver's import, memory and start)."""
+    probe = (
+        "import sys, ndcg_spark, ndcg_spark.job.cli; print(sorted(m for m in ('numpy', 'pyarrow', 'pandas') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert done.stdout.strip() == "[]"

@@ -5,25 +5,17 @@ bits on both engines."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 
 from ndcg_spark.measures.strict_math import powers
-from ndcg_spark.measures.terms import half_up
-from ndcg_spark.scoring.embedded.lists import Bools, Doubles, Ints, at_positions, discount, running
+from ndcg_spark.measures.terms import Term, half_up
+from ndcg_spark.scoring.embedded.lists import Bools, Doubles, Ints, at_positions, discount, offsets, running
 
 _INFAP_EPSILON = 0.00001  # trec_eval's INFAP_EPSILON, as scoring/binary.py's
-
-
-# The measures whose ingredients (the ranked and ideal lists' positive rows, walked side by side)
-# the embedded engine does not compute yet: the Spark engine does.
-NOT_EMBEDDED = frozenset({"G", "ndcg_rel", "Rndcg"})
-
-
-class NotEmbedded(ValueError):
-    """A measure whose ingredient the embedded engine does not compute (NOT_EMBEDDED)."""
 
 
 @dataclass(frozen=True)
@@ -49,12 +41,16 @@ class RankedRows:
 
 @dataclass(frozen=True)
 class IdealRows:
-    """Each pair's query's ideal list: starts, lengths and the running ideal DCG; R at the level,
-    the count of gains > 0, and the highest grade."""
+    """Each pair's query's ideal list: starts, lengths (per pair, into the ideal rows of every
+    query); per ideal row its gain, the running ideal DCG and the running sum of max(gain, 1) over
+    gains > 0 (G's cost); per pair R at the level, the count of gains > 0 (the list's first rows),
+    and the highest grade."""
 
     starts: Ints
     lengths: Ints
+    gain: Doubles
     cum_idcg: Doubles
+    cum_cost: Doubles
     relevant: Ints
     positive: Ints
     max_grade: Doubles
@@ -184,9 +180,6 @@ class ArrayIngredients:
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(depth > 0, judged / depth, np.nan)
 
-    def _not_embedded(self, what: str) -> NotEmbedded:
-        return NotEmbedded(f"the embedded engine does not compute {what} yet")
-
     def _discounts(self, persistence: float) -> Doubles:
         """persistence^(position - 1) on each row, as Spark's pow (StrictMath's) gives it."""
         longest = int(self.ranked.position.max()) if len(self.ranked.position) else 0
@@ -201,8 +194,84 @@ class ArrayIngredients:
         judged = self.ranked.relevant | self.ranked.nonrelevant
         return self._at(self._running(np.where(judged, self._discounts(persistence), 0.0)), None)
 
-    def ranked_positives(self) -> Doubles:
-        raise self._not_embedded("G, ndcg_rel or Rndcg")
+    def ranked_positives(self) -> ArrayList:
+        rows = self.ranked.gain > 0
+        pair = self._pair_of_rows()[rows]
+        cum_gain = self._running(np.where(rows, self.ranked.gain, 0.0))
+        fields = {"pos": self.ranked.position, "dcg": self._cum_dcg, "gain": self.ranked.gain, "cum_gain": cum_gain}
+        return ArrayList({name: values[rows] for name, values in fields.items()}, pair, self.pairs)
 
-    def ideal_positives(self) -> Doubles:
-        raise self._not_embedded("G, ndcg_rel or Rndcg")
+    def ideal_positives(self) -> ArrayList:
+        """Each pair's query's ideal rows of gain > 0: the first `positive` rows of its ideal list."""
+        ideal = self.ideal
+        lengths = ideal.positive
+        first = offsets(lengths)
+        within = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(first, lengths)
+        rows = np.repeat(ideal.starts, lengths) + within
+        fields = {"pos": within + 1, "idcg": ideal.cum_idcg[rows], "gain": ideal.gain[rows], "cost": ideal.cum_cost[rows]}
+        return ArrayList(fields, np.repeat(np.arange(self.pairs, dtype=np.int64), lengths), self.pairs)
+
+    def dcg_within(self, depth: Term, row: ArrayRow) -> Doubles:
+        """The pair's running DCG at min(depth, its length): rows past the last positive one within
+        add exactly 0, so this is the Spark engine's last positive row's."""
+        pair = row.pair
+        lengths, starts = self.ranked.lengths[pair], self.ranked.starts[pair]
+        within = np.minimum(np.asarray(depth, dtype=np.int64), lengths)
+        if len(self._cum_dcg) == 0:
+            return np.zeros(len(pair))
+        return np.where(within > 0, self._cum_dcg[np.where(within > 0, starts + within - 1, 0)], 0.0)
+
+
+class ArrayRow:
+    """The elements of a list ingredient, one per row of `pair` (the pair each belongs to); fields
+    are arrays over them."""
+
+    def __init__(self, fields: dict[str, np.ndarray], pair: Ints) -> None:
+        self.fields = fields
+        self.pair = pair
+
+    def __getattr__(self, field: str) -> np.ndarray:
+        if field.startswith("_") or field not in self.__dict__.get("fields", {}):
+            raise AttributeError(field)
+        return self.fields[field]
+
+    def of_pair(self, term: Term) -> Term:
+        """A per-pair array (or a number) as seen from each element: its pair's value."""
+        values = np.asarray(term)
+        return values[self.pair] if values.ndim else values
+
+
+class ArrayList:
+    """A list per pair, as arrays of its elements' fields in (pair, order): Spark's ARRAY column
+    of structs, walked the same way."""
+
+    def __init__(self, fields: dict[str, np.ndarray], pair: Ints, pairs: int) -> None:
+        self.fields, self.pair, self.pairs = fields, pair, pairs
+        self.lengths = np.bincount(pair, minlength=pairs).astype(np.int64)
+        self.starts = offsets(self.lengths)
+
+    def size(self) -> Ints:
+        return self.lengths
+
+    def sum(self, term: Callable[[ArrayRow], Term]) -> Doubles:
+        """Sequentially in each list's order, from 0.0 (Spark's aggregate); 0.0 for an empty list."""
+        values = np.broadcast_to(np.asarray(term(ArrayRow(self.fields, self.pair)), dtype=np.float64), self.pair.shape)
+        return at_positions(running(np.array(values), self.starts, self.lengths), self.starts, self.lengths, None)
+
+    def filter(self, keep: Callable[[ArrayRow], Term]) -> ArrayList:
+        kept = np.broadcast_to(np.asarray(keep(ArrayRow(self.fields, self.pair)), dtype=bool), self.pair.shape)
+        return ArrayList({name: values[kept] for name, values in self.fields.items()}, self.pair[kept], self.pairs)
+
+    def at(self, position: Term, row: ArrayRow | None = None) -> ArrayRow:
+        """The element at position (from 1) of each pair's list (of `row`'s pairs when given);
+        a position outside the list reads its nearest element, or 0 in an empty list, where the
+        formulas' conditions never read it (Spark's element_at would fail there, unevaluated)."""
+        pair = np.arange(self.pairs, dtype=np.int64) if row is None else row.pair
+        lengths = self.lengths[pair]
+        index = self.starts[pair] + np.clip(np.asarray(position, dtype=np.int64), 1, np.maximum(lengths, 1)) - 1
+        present = lengths > 0
+        fields = {
+            name: np.where(present, values[np.where(present, index, 0)] if len(values) else 0, 0)
+            for name, values in self.fields.items()
+        }
+        return ArrayRow(fields, pair)

@@ -139,7 +139,9 @@ def score(judgments: pa.Table, results: pa.Table, plan: ScoringPlan) -> Scored:
     ideal_rows = IdealRows(
         ideal.starts[pair_query],
         ideal.lengths[pair_query],
+        queries.gain,
         queries.cum_idcg,
+        queries.cum_cost,
         queries.relevant[pair_query],
         queries.positive[pair_query],
         queries.max_grade[pair_query],
@@ -183,10 +185,13 @@ def _at(values: np.ndarray, index: Ints, missing: float) -> np.ndarray:
 
 @dataclass(frozen=True)
 class _Queries:
-    """Per judged query (in the ideal lists' order): the running ideal DCG (per ideal row), R at
-    the level, the count of gains > 0, N (judged non-relevant at the level), the highest grade."""
+    """Per ideal row (every query's, in the ideal lists' order): its gain, the running ideal DCG and
+    the running sum of max(gain, 1) over gains > 0; per judged query: R at the level, the count of
+    gains > 0, N (judged non-relevant at the level), the highest grade."""
 
+    gain: np.ndarray
     cum_idcg: np.ndarray
+    cum_cost: np.ndarray
     relevant: Ints
     positive: Ints
     nonrelevant: Ints
@@ -202,7 +207,9 @@ class _Queries:
         max_grade = np.full(count, -np.inf)
         np.maximum.at(max_grade, query_of, relevance)
         return cls(
+            gain,
             running(discount(gain, ideal.position), ideal.starts, ideal.lengths),
+            running(np.where(gain > 0, np.maximum(gain, 1.0), 0.0), ideal.starts, ideal.lengths),
             counted(gain > 0 if by_gain else relevance >= level),
             counted(gain > 0),
             counted((relevance < level) & (relevance >= 0)),
