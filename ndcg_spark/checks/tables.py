@@ -94,12 +94,15 @@ def _refuse(label: str, column: str, bad: int, rows: int, problem: str) -> None:
 
 
 def _id(table: pa.Table, label: str, name: str) -> pa.ChunkedArray:
-    """An id column as strings (ids compare as strings, as trec_eval's do), its nulls refused."""
+    """An id column, strings or whole numbers (compared as their text by the scoring, as
+    trec_eval's ids: arrays.codes), its nulls refused."""
     column = table[name]
-    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type) or pa.types.is_integer(column.type)):
+    if pa.types.is_large_string(column.type):  # pandas' and Polars' strings, in Arrow
+        column = pc.cast(column, pa.string())
+    if not (pa.types.is_string(column.type) or pa.types.is_integer(column.type)):
         raise InputError(f"{label} {GIVEN}: column '{name}' has type {column.type}, expected string or integer")
     _refuse(label, name, column.null_count, len(table), "are null")
-    return pc.cast(column, pa.string())
+    return column
 
 
 def _number(table: pa.Table, label: str, name: str, expected: str) -> np.ndarray:
@@ -162,7 +165,7 @@ def _results(table: pa.Table, name: str | None, options: Options) -> tuple[pa.Ta
     _refuse(RESULTS, names.score, int(np.isnan(score).sum()), rows, "are NaN")
     _refuse(RESULTS, names.score, int(np.isinf(score).sum()), rows, "are infinite")
     if names.run_id in table.column_names:
-        run = _id(table, RESULTS, names.run_id)
+        run = pc.cast(_id(table, RESULTS, names.run_id), pa.string())  # run names are text in every report
     else:
         run = pa.chunked_array([pa.array([name or options.run_id] * rows, pa.string())])
     columns: dict[str, Any] = {c.RUN_ID: run, c.QUERY_ID: query, c.DOC_ID: doc, c.SCORE: score}

@@ -161,10 +161,17 @@ def _worked(kind: str = "pandas") -> tuple[object, object]:
     results = {"query_id": ["q1"] * 5, "doc_id": [f"d{i}" for i in range(1, 6)], "score": [5.0, 4.0, 3.0, 2.0, 1.0]}
     if kind == "arrow":
         return pa.table(judgments), pa.table(results)
+    if kind == "large_string":  # Polars' strings, and pandas' Arrow-backed ones
+        return _large(pa.table(judgments)), _large(pa.table(results))
     return pd.DataFrame(judgments), pd.DataFrame(results)
 
 
-@pytest.mark.parametrize("kind", ["pandas", "arrow"])
+def _large(table: pa.Table) -> pa.Table:
+    """The table with its ids as Arrow's large strings."""
+    return table.cast(pa.schema([(f.name, pa.large_string() if f.name.endswith("_id") else f.type) for f in table.schema]))
+
+
+@pytest.mark.parametrize("kind", ["pandas", "arrow", "large_string"])
 def test_evaluate_takes_what_a_notebook_holds(kind: str) -> None:
     from ndcg_spark import evaluate
 
