@@ -4,29 +4,84 @@ from __future__ import annotations
 
 from pyspark.sql import DataFrame, SparkSession
 
+from ndcg_spark import columns as c
+from ndcg_spark.measures import BY_NAME, family_of
 from tests.conftest import rows_frame
 
 JUDGMENTS_DDL = "query_id string, doc_id string, relevance bigint"
 RESULTS_DDL = "run_id string, query_id string, doc_id string, score double, rank bigint"
 
 
-def qrels(spark: SparkSession, path: str) -> DataFrame:
+def qrels_rows(path: str) -> list[tuple[str, str, int]]:
+    """(query_id, doc_id, relevance) of a qrels file."""
     rows = []
     with open(path) as handle:
         for line in handle:
             query, _, doc, rel = line.split()
             rows.append((query, doc, int(rel)))
-    return rows_frame(spark, rows, JUDGMENTS_DDL)
+    return rows
 
 
-def run(spark: SparkSession, path: str) -> DataFrame:
+def run_rows(path: str) -> list[tuple[str, str, str, float, int]]:
+    """(run_id, query_id, doc_id, score, rank) of a run file."""
     rows = []
     with open(path) as handle:
         for line in handle:
             # trec_eval ignores anything after the sixth field (results.trunc has such lines).
             query, _, doc, rank, score, run_id = line.split()[:6]
             rows.append((run_id, query, doc, float(score), int(rank)))
-    return rows_frame(spark, rows, RESULTS_DDL)
+    return rows
+
+
+def qrels(spark: SparkSession, path: str) -> DataFrame:
+    return rows_frame(spark, qrels_rows(path), JUDGMENTS_DDL)
+
+
+def run(spark: SparkSession, path: str) -> DataFrame:
+    return rows_frame(spark, run_rows(path), RESULTS_DDL)
+
+
+# trec_eval -m all_trec's expected outputs: expected file, qrels, results, complete (-c), level (-l).
+ALL_TREC_CASES = [
+    ("out.test.aq", "qrels.test", "results.test", False, 1),
+    ("out.test.aqc", "qrels.test", "results.trunc", True, 1),
+    ("out.test.aql", "qrels.rel_level", "results.test", False, 2),
+]
+# out.test.meas_params's measures, as trec_eval's test writes them (its ndcg's gains apart).
+MEASURE_PARAMETERS = [
+    "iprec_at_recall..10,.20,.25,.75,.50",
+    "P.5,7,3",
+    "recall.20,2000",
+    "Rprec_mult.5.0,0.2,0.35",
+    "utility.2,-1,0,0",
+    "11pt_avg..25,.5,.75",
+    "success.2,5,20",
+    "ndcg_cut.10,20,23",
+]
+
+
+def supported_lines(path: str) -> dict[tuple[str, str], float]:
+    """(printed measure, query or 'all') -> value, for the numeric lines of supported measures."""
+    found = {}
+    with open(path) as handle:
+        for line in handle:
+            measure, query, value = line.split()
+            family, _ = family_of(measure)
+            declaration = BY_NAME.get(family if family in BY_NAME else measure.rsplit("_", 1)[0])
+            if declaration is None or not declaration.supported:
+                continue
+            found[(measure, query)] = float(value)
+    return found
+
+
+def printed(row: dict) -> str:
+    """The name trec_eval prints for a report row's measure and cutoff."""
+    return row[c.MEASURE] if row[c.K] is None else f"{row[c.MEASURE]}_{row[c.K]}"
+
+
+def mismatches(expected: dict[tuple[str, str], float], got: dict[tuple[str, str], float]) -> dict:
+    """The expected lines ours lacks or differs from at trec_eval's 4 decimals."""
+    return {key: (got.get(key), value) for key, value in expected.items() if key not in got or round(got[key], 4) != value}
 
 
 def expected(path: str, measures: set[str]) -> dict[tuple[str, str], float]:
