@@ -31,6 +31,7 @@ from ndcg_spark.measures.terms import (
     greatest,
     least,
     log2,
+    power_of_two,
     ratio,
     round_half_up,
     where,
@@ -164,6 +165,25 @@ def _g(i: Ingredients, m: Measure) -> Term:
     total = ideal.sum(lambda x: x.gain)
     gained = ranked.sum(lambda r: r.gain / log2(2.0 + cost(r) - r.cum_gain))
     return where(total > 0, gained / total, 0.0)
+
+
+_ERR_MAX_GRADE = 4  # gdeval.pl's MAX_JUDGMENT: a grade's chance of satisfying is (2^grade - 1) / 2^4
+
+
+def _err(i: Ingredients, m: Measure) -> Term:
+    """gdeval's ERR@k: down the top k, the chance of stopping at each document, r = (2^grade - 1)
+    / 2^4, times the chance of having gone on that far, over its rank; the chance of going on
+    falls by 1 - r at each. Only documents graded above 0 change either."""
+
+    def stop(d: Any) -> Term:
+        return (power_of_two(d.grade) - 1.0) / float(2**_ERR_MAX_GRADE)
+
+    def step(state: tuple[Any, ...], d: Any) -> tuple[Term, ...]:
+        score, going_on = state
+        return score + stop(d) * going_on / as_double(d.pos), going_on * (1.0 - stop(d))
+
+    top = i.ranked_graded().filter(lambda d: d.pos <= (m.k or 1))
+    return top.fold((0.0, 1.0), step)[0]
 
 
 def _ndcg(i: Ingredients, m: Measure) -> Term:
@@ -551,6 +571,19 @@ CATALOGUE: tuple[Declaration, ...] = (
         params=CUTOFFS,
         defaults=(5.0, 10.0, 20.0),
         larger_is_better=False,
+    ),
+    Declaration(
+        "err",
+        "expected reciprocal rank (Chapelle et al., CIKM 2009), as gdeval computes it",
+        "sum over the top k of r(i) / i * prod over j < i of (1 - r(j)), r(i) = (2^grade - 1) / 2^4 (grades 0 to 4;"
+        " unjudged and negative 0)",
+        "gdeval.pl (TREC Web track), ir_measures' ERR",
+        _err,
+        report=45,
+        params=CUTOFFS,
+        defaults=(10.0, 20.0),
+        ir_measures_cut=("ERR",),
+        sets=_NONE,
     ),
 )
 

@@ -39,6 +39,10 @@ class Positives(Protocol):
         """The element at position (from 1), read from `row` of another list when given."""
         ...
 
+    def fold(self, start: tuple[float, ...], step: Callable[[tuple[Any, ...], Any], tuple[Term, ...]]) -> tuple[Term, ...]:
+        """A state of a few numbers carried through the elements in order; its final value."""
+        ...
+
 
 # How a declaration takes parameters, as trec_eval's -m name.params gives them:
 # none; cutoffs (positive whole numbers, one measure each: P.5,10); levels (numbers, one measure
@@ -120,6 +124,10 @@ class Ingredients(Protocol):
         """The ideal list's documents of gain > 0, in order (element i at position i): elements
         with pos, idcg (the ideal DCG down to it), gain and cost (the sum of max(gain, 1) down to
         it)."""
+        ...
+
+    def ranked_graded(self) -> Positives:
+        """The retrieved documents graded above 0, in rank order: elements with pos and grade."""
         ...
 
     def dcg_within(self, depth: Term, row: Any) -> Term:

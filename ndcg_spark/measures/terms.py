@@ -192,6 +192,13 @@ def half_up(x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     return np.copysign(np.where(size - whole >= 0.5, whole + 1.0, whole), x)
 
 
+def power_of_two(value: Term) -> Term:
+    """Spark's pow(2.0, x) of a whole number x: exact, as StrictMath's is where 2^x is a double."""
+    if isinstance(value, Sql):
+        return Sql(f"pow(2.0D, {value.text})")
+    return np.ldexp(1.0, _array(value).astype(np.int64))
+
+
 def log2(value: Term) -> Term:
     """Spark's log2: StrictMath.log(x) / StrictMath.log(2)."""
     if isinstance(value, Sql):
@@ -252,3 +259,15 @@ class SqlList:
         """The element at position (from 1); `row`, the element of another list it is read from
         (the embedded engine needs its pair)."""
         return SqlRow(f"element_at({self.text}, {literal(position)})")
+
+    def fold(self, start: tuple[float, ...], step: Callable[[tuple[Sql, ...], SqlRow], tuple[Term, ...]]) -> tuple[Sql, ...]:
+        """A state of a few numbers carried through the elements in order (Spark's aggregate over
+        a struct): its final value, field by field."""
+        names = [f"s{index}" for index in range(len(start))]
+        initial = ", ".join(f"'{name}', {literal(value)}" for name, value in zip(names, start, strict=True))
+        state = tuple(Sql(f"acc.{name}") for name in names)
+        updated = ", ".join(
+            f"'{name}', {literal(term)}" for name, term in zip(names, step(state, SqlRow(self.name)), strict=True)
+        )
+        merge = f"(acc, {self.name}) -> named_struct({updated})"
+        return tuple(Sql(f"aggregate({self.text}, named_struct({initial}), {merge}, acc -> acc.{name})") for name in names)

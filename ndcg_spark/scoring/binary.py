@@ -62,6 +62,9 @@ CUM_COST = "_cum_cost"
 RANKED_POSITIVES = "_ranked_positives"
 IDEAL_POSITIVES = "_ideal_positives"
 RANKED_POSITIVES_TYPE = "ARRAY<STRUCT<pos: INT, dcg: DOUBLE, gain: DOUBLE, cum_gain: DOUBLE>>"
+# err walks the retrieved documents graded above 0: (pos, grade), sorted by position.
+RANKED_GRADED = "_ranked_graded"
+RANKED_GRADED_TYPE = "ARRAY<STRUCT<pos: INT, grade: DOUBLE>>"
 IDEAL_POSITIVES_TYPE = "ARRAY<STRUCT<pos: INT, idcg: DOUBLE, gain: DOUBLE, cost: DOUBLE>>"
 _INFAP_EPSILON = 0.00001  # trec_eval's INFAP_EPSILON
 
@@ -87,6 +90,7 @@ class Needs:
     max_grade: bool = False
     judged_sums: set[float] = field(default_factory=set)
     positives: bool = False
+    graded_rows: bool = False
 
 
 class PassIngredients:
@@ -171,6 +175,10 @@ class PassIngredients:
         self.needs.positives = True
         return SqlList(f"coalesce({sql_name(IDEAL_POSITIVES)}, CAST(array() AS {IDEAL_POSITIVES_TYPE}))", "x")
 
+    def ranked_graded(self) -> SqlList:
+        self.needs.graded_rows = True
+        return SqlList(f"coalesce({sql_name(RANKED_GRADED)}, CAST(array() AS {RANKED_GRADED_TYPE}))", "d")
+
     def dcg_within(self, depth: Term, row: object) -> Sql:
         """The DCG of the top `depth` documents: the running DCG at the last positive row within."""
         ranked = self.ranked_positives().text
@@ -247,8 +255,8 @@ class Binary:
 
     @property
     def graded(self) -> bool:
-        """Whether the ranked rows carry their grade (rbp)."""
-        return bool(self.needs.grade_sums)
+        """Whether the ranked rows carry their grade (rbp, err)."""
+        return bool(self.needs.grade_sums) or self.needs.graded_rows
 
     @property
     def classed(self) -> bool:
@@ -349,6 +357,8 @@ def kept_rows(binary: Binary) -> str | None:
     kept = [relevant_row(binary)] if binary.per_row else []
     if binary.needs.positives:
         kept.append(f"{sql_name(c.GAIN)} > 0")
+    if binary.needs.graded_rows:
+        kept.append(f"{sql_name(GRADE)} > 0")
     return " OR ".join(f"({condition})" for condition in kept) or None
 
 
@@ -360,6 +370,7 @@ def ranked_columns(binary: Binary, judged: str, position: str) -> list[Column]:
         *[F.col(name) for name in running_sums(binary, judged, position)],
         *([F.col(JUDGMENT)] if binary.per_query else []),
         *([F.col(c.GAIN)] if binary.needs.positives else []),
+        *([F.col(GRADE)] if binary.needs.graded_rows else []),
     ]
 
 
@@ -431,6 +442,10 @@ def ranked_aggregates(binary: Binary, position: str) -> list[Column]:
         aggregates.append(
             F.expr(f"array_sort(collect_list(CASE WHEN {gain} > 0 THEN {row} END)) AS {sql_name(RANKED_POSITIVES)}")
         )
+    if n.graded_rows:
+        grade = sql_name(GRADE)
+        row = f"named_struct('pos', CAST({pos} AS INT), 'grade', {grade})"
+        aggregates.append(F.expr(f"array_sort(collect_list(CASE WHEN {grade} > 0 THEN {row} END)) AS {sql_name(RANKED_GRADED)}"))
     return aggregates
 
 

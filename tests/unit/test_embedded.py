@@ -213,3 +213,39 @@ def test_the_embedded_refusals_are_the_librarys_one_liners() -> None:
     halves = judgments.assign(relevance=[1.5, 2.0, 3.0, 0.0, 1.0])
     with pytest.raises(InputError, match=r"^judgments DataFrame: column 'relevance': 1 of 5 rows are not whole numbers$"):
         evaluate(halves, results)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_err_is_ir_measures_err(seed: int) -> None:
+    """ERR@k against ir_measures' own (gdeval.pl, which it runs with perl, printing 5 decimals):
+    grades -1 to 4, unjudged documents, score ties (gdeval breaks them by docno descending, as
+    trec_eval), a query with no document graded above 0 (gdeval skips it; ours is 0)."""
+    import random
+
+    import ir_measures
+
+    rng = random.Random(seed)
+    judgments, results = [], []
+    for q in range(1, 25):
+        docs = [f"d{i}" for i in range(rng.randint(1, 25))]
+        for doc in rng.sample(docs, k=max(1, len(docs) * 2 // 3)):
+            judgments.append((str(q), doc, 0 if q == 3 else rng.choice([-1, 0, 0, 1, 2, 3, 4])))
+        for doc in rng.sample([*docs, "u1", "u2"], k=rng.randint(1, len(docs) + 2)):
+            results.append(("r", str(q), doc, rng.choice([0.1, 0.2, 0.5, 1.0])))
+    ks = (1, 5, 20)
+    plan = ScoringPlan.of(Options.of({"ks": (1,), "measures": [f"ERR@{k}" for k in ks]}))
+    ours = {
+        (row[c.QUERY_ID], row[c.K]): row[c.VALUE]
+        for row in per_query(judgments_table(judgments), results_table(results), plan).to_pylist()
+        if row[c.MEASURE] == "err"
+    }
+    qrels = [ir_measures.Qrel(query, doc, grade) for query, doc, grade in judgments]
+    run = [ir_measures.ScoredDoc(query, doc, score) for _, query, doc, score in results]
+    theirs = {
+        (metric.query_id, metric.measure.params["cutoff"]): metric.value
+        for metric in ir_measures.iter_calc([ir_measures.ERR @ k for k in ks], qrels, run)
+    }
+    assert theirs and set(theirs) <= set(ours)
+    assert {key: round(value, 5) for key, value in ours.items() if key in theirs} == theirs
+    assert all(value == 0.0 for key, value in ours.items() if key not in theirs)
+    assert any(0 < value < 1 for value in theirs.values())

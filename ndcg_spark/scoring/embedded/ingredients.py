@@ -211,6 +211,11 @@ class ArrayIngredients:
         fields = {"pos": within + 1, "idcg": ideal.cum_idcg[rows], "gain": ideal.gain[rows], "cost": ideal.cum_cost[rows]}
         return ArrayList(fields, np.repeat(np.arange(self.pairs, dtype=np.int64), lengths), self.pairs)
 
+    def ranked_graded(self) -> ArrayList:
+        grade = np.nan_to_num(self.ranked.grade, nan=0.0)
+        rows = grade > 0
+        return ArrayList({"pos": self.ranked.position[rows], "grade": grade[rows]}, self._pair_of_rows()[rows], self.pairs)
+
     def dcg_within(self, depth: Term, row: ArrayRow) -> Doubles:
         """The pair's running DCG at min(depth, its length): rows past the last positive one within
         add exactly 0, so this is the Spark engine's last positive row's."""
@@ -261,6 +266,22 @@ class ArrayList:
     def filter(self, keep: Callable[[ArrayRow], Term]) -> ArrayList:
         kept = np.broadcast_to(np.asarray(keep(ArrayRow(self.fields, self.pair)), dtype=bool), self.pair.shape)
         return ArrayList({name: values[kept] for name, values in self.fields.items()}, self.pair[kept], self.pairs)
+
+    def fold(
+        self, start: tuple[float, ...], step: Callable[[tuple[Doubles, ...], ArrayRow], tuple[Term, ...]]
+    ) -> tuple[Doubles, ...]:
+        """A state carried through each list's elements in order, every list in lockstep: at step
+        t the t-th element of each list long enough updates its pair's state, the same operations
+        in the same order as Spark's aggregate."""
+        state = [np.full(self.pairs, value, dtype=np.float64) for value in start]
+        for t in range(int(self.lengths.max()) if self.pairs and len(self.pair) else 0):
+            rows = self.starts[self.lengths > t] + t
+            pairs = self.pair[rows]
+            element = ArrayRow({name: values[rows] for name, values in self.fields.items()}, pairs)
+            updated = step(tuple(values[pairs] for values in state), element)
+            for values, new in zip(state, updated, strict=True):
+                values[pairs] = np.asarray(new, dtype=np.float64)
+        return tuple(state)
 
     def at(self, position: Term, row: ArrayRow | None = None) -> ArrayRow:
         """The element at position (from 1) of each pair's list (of `row`'s pairs when given);
