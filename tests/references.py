@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Sequence
 
+import ir_measures
 import pytrec_eval
 
 Results = list[tuple[str, str, str, float]]  # (run, query, doc, score)
@@ -75,3 +76,69 @@ def _evaluated(
                 ranked.setdefault(query, {})[doc] = score
         for query, measured in evaluator.evaluate(ranked).items():
             yield run, query, measured
+
+
+# Every ir_measures name --measure accepts that pytrec_eval computes; RR@k comes from ir_measures'
+# msmarco provider, which orders tied scores its own way, so it is compared on untied scores.
+IR_MEASURES_NAMES = [
+    "nDCG@5",
+    "NDCG@3",
+    "nDCG",
+    "P@3",
+    "Precision@5",
+    "R@5",
+    "Recall@3",
+    "AP",
+    "MAP",
+    "AP@5",
+    "RR",
+    "MRR",
+    "Rprec",
+    "RPrec",
+    "Bpref",
+    "BPref",
+    "Success@3",
+    "SetP",
+    "SetR",
+    "SetF",
+    "SetAP",
+    "SetRelP",
+    "NumRet",
+    "NumRel",
+    "NumRelRet",
+    "NumQ",
+    "IPrec@0.5",
+    "infAP",
+]
+CUT_RR = ["RR@1", "RR@3", "MRR@10"]
+
+
+def _untied(results: Results) -> Results:
+    rng = random.Random(5)
+    return [(run, query, doc, rng.random()) for run, query, doc, _ in results]
+
+
+def untied(results: Results) -> Results:
+    """The same results with scores drawn anew, no two alike."""
+    rng = random.Random(5)
+    return [(run, query, doc, rng.random()) for run, query, doc, _ in results]
+
+
+def ir_measures_values(results: Results, judgments: Judgments, names: list[str]) -> dict[tuple[str, str, str], float]:
+    """(run, query, name) -> ir_measures' value of its measure `name`, for the queries judged and
+    retrieved."""
+    qrels: dict[str, dict[str, int]] = {}
+    for query, doc, grade in judgments:
+        qrels.setdefault(query, {})[doc] = grade
+    found = {}
+    for run in sorted({row[0] for row in results}):
+        ranked: dict[str, dict[str, float]] = {}
+        for run_id, query, doc, score in results:
+            if run_id == run:
+                ranked.setdefault(query, {})[doc] = score
+        for name in names:
+            for metric in ir_measures.iter_calc([ir_measures.parse_measure(name)], qrels, ranked):
+                # ir_measures scores a judged query the run lacks as 0, as --complete does.
+                if metric.query_id in qrels and metric.query_id in ranked:
+                    found[(run, metric.query_id, name)] = float(metric.value)
+    return found

@@ -5,9 +5,6 @@ is compared on the same data with the ties taken out."""
 
 from __future__ import annotations
 
-import random
-
-import ir_measures
 import pytest
 from pyspark.sql import SparkSession
 
@@ -15,45 +12,8 @@ from ndcg_spark import columns as c
 from ndcg_spark.api import evaluate
 from ndcg_spark.measures import parse_measures
 from tests.conftest import rows_frame
-from tests.references import Judgments, Results, generated
+from tests.references import CUT_RR, IR_MEASURES_NAMES, Judgments, Results, generated, ir_measures_values, untied
 from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
-
-NAMES = [
-    "nDCG@5",
-    "NDCG@3",
-    "nDCG",
-    "P@3",
-    "Precision@5",
-    "R@5",
-    "Recall@3",
-    "AP",
-    "MAP",
-    "AP@5",
-    "RR",
-    "MRR",
-    "Rprec",
-    "RPrec",
-    "Bpref",
-    "BPref",
-    "Success@3",
-    "SetP",
-    "SetR",
-    "SetF",
-    "SetAP",
-    "SetRelP",
-    "NumRet",
-    "NumRel",
-    "NumRelRet",
-    "NumQ",
-    "IPrec@0.5",
-    "infAP",
-]
-CUT_RR = ["RR@1", "RR@3", "MRR@10"]
-
-
-def _untied(results: Results) -> Results:
-    rng = random.Random(5)
-    return [(run, query, doc, rng.random()) for run, query, doc, _ in results]
 
 
 def _ours(spark: SparkSession, results: Results, judgments: Judgments, names: list[str]) -> dict[tuple[str, str, str], float]:
@@ -74,30 +34,12 @@ def _ours(spark: SparkSession, results: Results, judgments: Judgments, names: li
     return found
 
 
-def _theirs(results: Results, judgments: Judgments, names: list[str]) -> dict[tuple[str, str, str], float]:
-    qrels: dict[str, dict[str, int]] = {}
-    for query, doc, grade in judgments:
-        qrels.setdefault(query, {})[doc] = grade
-    found = {}
-    for run in sorted({row[0] for row in results}):
-        ranked: dict[str, dict[str, float]] = {}
-        for run_id, query, doc, score in results:
-            if run_id == run:
-                ranked.setdefault(query, {})[doc] = score
-        for name in names:
-            for metric in ir_measures.iter_calc([ir_measures.parse_measure(name)], qrels, ranked):
-                # ir_measures scores a judged query the run lacks as 0, as --complete does.
-                if metric.query_id in qrels and metric.query_id in ranked:
-                    found[(run, metric.query_id, name)] = float(metric.value)
-    return found
-
-
-@pytest.mark.parametrize(("names", "untied"), [(NAMES, False), (CUT_RR, True)], ids=["pytrec_eval-names", "RR-at-k"])
-def test_ir_measures_names_give_ir_measures_values(spark: SparkSession, names: list[str], untied: bool) -> None:
+@pytest.mark.parametrize(("names", "ties"), [(IR_MEASURES_NAMES, True), (CUT_RR, False)], ids=["pytrec_eval-names", "RR-at-k"])
+def test_ir_measures_names_give_ir_measures_values(spark: SparkSession, names: list[str], ties: bool) -> None:
     results, judgments = generated(seed=31)
-    if untied:
-        results = _untied(results)
-    ours, theirs = _ours(spark, results, judgments, names), _theirs(results, judgments, names)
+    if not ties:
+        results = untied(results)
+    ours, theirs = _ours(spark, results, judgments, names), ir_measures_values(results, judgments, names)
     assert set(theirs) <= set(ours) and len(theirs) > 10 * len(names)
     differ = {key: (ours[key], value) for key, value in theirs.items() if abs(ours[key] - value) > 1e-9}
     assert not differ
