@@ -14,7 +14,7 @@ from ndcg_spark.job.cli import main
 from ndcg_spark.job.convert_trec import TO_PARQUET
 from ndcg_spark.job.convert_trec import main as convert
 from tests.end_to_end.test_trec import published_text
-from tests.transforms.test_all_trec import _lines
+from tests.trec_text import supported_lines
 
 CASES = [
     # expected output, qrels, results, extra flags (trec_eval's -c and -l)
@@ -45,7 +45,7 @@ def test_the_jobs_reports_hold_every_line_of_all_trec(
 ) -> None:
     output = tmp_path / "out"
     _job(output, f"{conformance_dir}/{qrels}", f"{conformance_dir}/{results}", extra, text=True)
-    want = _lines(f"{conformance_dir}/{expected}")
+    want = supported_lines(f"{conformance_dir}/{expected}")
     got = _published_values(output)
     assert {key: (got.get(key), value) for key, value in want.items() if key not in got or round(got[key], 4) != value} == {}
     with open(f"{conformance_dir}/{expected}") as handle:
