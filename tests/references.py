@@ -9,6 +9,8 @@ from collections.abc import Iterator, Sequence
 import ir_measures
 import pytrec_eval
 
+from ndcg_spark.measures import parse_measures
+
 Results = list[tuple[str, str, str, float]]  # (run, query, doc, score)
 Judgments = list[tuple[str, str, int]]  # (query, doc, grade)
 
@@ -39,7 +41,7 @@ def pytrec_ndcg(
     asked = {f"ndcg_cut.{','.join(map(str, ks))}", "ndcg"}
     return {
         (run, query, k): measured["ndcg" if k is None else f"ndcg_cut_{k}"]
-        for run, query, measured in _evaluated(results, judgments, asked, 1, judged_only)
+        for run, query, measured in pytrec_evaluated(results, judgments, asked, 1, judged_only)
         for k in [*ks, None]
     }
 
@@ -56,12 +58,12 @@ def pytrec_values(
     asked = {name if k is None else f"{name}.{k}" for name, k in measures}
     return {
         (run, query, name, k): measured[name if k is None else f"{name}_{k}"]
-        for run, query, measured in _evaluated(results, judgments, asked, level, judged_only)
+        for run, query, measured in pytrec_evaluated(results, judgments, asked, level, judged_only)
         for name, k in measures
     }
 
 
-def _evaluated(
+def pytrec_evaluated(
     results: Results, judgments: Judgments, asked: set[str], level: int, judged_only: bool
 ) -> Iterator[tuple[str, str, dict[str, float]]]:
     """(run, query, pytrec_eval's values of the measures asked) for each query it scores."""
@@ -141,4 +143,16 @@ def ir_measures_values(results: Results, judgments: Judgments, names: list[str])
                 # ir_measures scores a judged query the run lacks as 0, as --complete does.
                 if metric.query_id in qrels and metric.query_id in ranked:
                     found[(run, metric.query_id, name)] = float(metric.value)
+    return found
+
+
+def by_name(rows: dict[tuple[str, str, str, int | None], float], names: list[str]) -> dict[tuple[str, str, str], float]:
+    """(run, query, name) -> value, of per_query rows keyed (run, query, measure, k), for each name
+    --measure takes."""
+    found = {}
+    for name in names:
+        (measure,) = parse_measures(name)
+        for (run, query, reported, k), value in rows.items():
+            if (reported, k) == (measure.reported, measure.k):
+                found[(run, query, name)] = value
     return found

@@ -69,8 +69,30 @@ def checked(judgments: object, results: object | Mapping[str, object], options: 
         canonical, rows = _results(table, name, options)
         tables.append(canonical)
         result_rows += rows
-    retrieved, results_dropped = _deduplicated_results(pa.concat_tables(tables), options)
+    _one_input_per_run(tables, [name for _, name in sources])
+    retrieved, results_dropped = _deduplicated_results(_concatenated(tables), options)
     return Checked(judged, retrieved, judgment_rows, result_rows, judgments_dropped, results_dropped)
+
+
+def _one_input_per_run(tables: Sequence[pa.Table], names: Sequence[str | None]) -> None:
+    """A run in two of several results tables is refused, as the Spark engine refuses it."""
+    seen: dict[str, str | None] = {}
+    for table, name in zip(tables, names, strict=True):
+        for run in pc.unique(table[c.RUN_ID]).to_pylist():
+            if run in seen:
+                raise InputError(
+                    f"{RESULTS}: run {run!r} comes from two inputs, {seen[run]}={GIVEN} and {name}={GIVEN};"
+                    " each run must come from one input"
+                )
+            seen[run] = name
+
+
+def _concatenated(tables: Sequence[pa.Table]) -> pa.Table:
+    """Several results tables as one; ids of different types in them compared as text."""
+    if len({table.schema for table in tables}) > 1:
+        tables = [table.set_column(1, c.QUERY_ID, pc.cast(table[c.QUERY_ID], pa.string())) for table in tables]
+        tables = [table.set_column(2, c.DOC_ID, pc.cast(table[c.DOC_ID], pa.string())) for table in tables]
+    return pa.concat_tables(tables)
 
 
 def _require(table: pa.Table, label: str, names: Sequence[str], setting: str) -> None:

@@ -75,7 +75,7 @@ def test_a_cutoff_that_is_not_whole_is_read_as_trec_eval_reads_it_with_a_warning
         (["-x", "q", "r"], "trec_eval -x: unknown flag"),
         (["-l", "two", "q", "r"], "trec_eval -l: 'two' is not a whole number"),
         (["-q", "q"], "trec_eval takes a qrels file and a run file"),
-        (["-m", "ERR@10", "q", "r"], "measure 'ERR@10' is unknown"),
+        (["-m", "alpha_nDCG@10", "q", "r"], "measure 'alpha_nDCG@10' is unknown"),
     ],
 )
 def test_flags_it_does_not_take_are_refused_before_spark(argv: list[str], named: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -10,9 +10,8 @@ from pyspark.sql import SparkSession
 
 from ndcg_spark import columns as c
 from ndcg_spark.api import evaluate
-from ndcg_spark.measures import parse_measures
 from tests.conftest import rows_frame
-from tests.references import CUT_RR, IR_MEASURES_NAMES, Judgments, Results, generated, ir_measures_values, untied
+from tests.references import CUT_RR, IR_MEASURES_NAMES, Judgments, Results, by_name, generated, ir_measures_values, untied
 from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
 
 
@@ -25,13 +24,7 @@ def _ours(spark: SparkSession, results: Results, judgments: Judgments, names: li
     )
     rows = {(row[c.RUN_ID], row[c.QUERY_ID], row[c.MEASURE], row[c.K]): row[c.VALUE] for row in report.per_query.collect()}
     report.unpersist()
-    found = {}
-    for name in names:
-        (measure,) = parse_measures(name)
-        for (run, query, reported, k), value in rows.items():
-            if (reported, k) == (measure.reported, measure.k):
-                found[(run, query, name)] = value
-    return found
+    return by_name(rows, names)
 
 
 @pytest.mark.parametrize(("names", "ties"), [(IR_MEASURES_NAMES, True), (CUT_RR, False)], ids=["pytrec_eval-names", "RR-at-k"])

@@ -11,7 +11,6 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
-import pytrec_eval
 
 from ndcg_spark import columns as c
 from ndcg_spark.measures import strict_math
@@ -19,7 +18,7 @@ from ndcg_spark.measures.terms import half_up
 from ndcg_spark.options import Options
 from ndcg_spark.scoring.embedded.per_query import PER_QUERY_SCHEMA, per_query
 from ndcg_spark.scoring.plan import ScoringPlan
-from tests.references import Judgments, Results, generated
+from tests.references import Judgments, Results, generated, pytrec_evaluated
 
 # Spark's ln and log2 of these (StrictMath's, read from Spark 4.3 as float.hex), where numpy's own
 # log differs in the last bit for the whole numbers.
@@ -125,19 +124,9 @@ def results_table(results: Results) -> pa.Table:
 
 
 def pytrec(results: Results, judgments: Judgments, level: int, judged_only: bool) -> dict[tuple[str, str, str], float]:
-    qrels: dict[str, dict[str, int]] = {}
-    for query, doc, grade in judgments:
-        qrels.setdefault(query, {})[doc] = grade
-    evaluator = pytrec_eval.RelevanceEvaluator(qrels, set(MEASURES), relevance_level=level, judged_docs_only_flag=judged_only)
-    values = {}
-    for run in sorted({row[0] for row in results}):
-        ranked: dict[str, dict[str, float]] = {}
-        for run_id, query, doc, score in results:
-            if run_id == run:
-                ranked.setdefault(query, {})[doc] = score
-        for query, measured in evaluator.evaluate(ranked).items():
-            values.update({(run, query, name): value for name, value in measured.items()})
-    return values
+    """(run, query, trec_eval's name) -> pytrec_eval's value."""
+    evaluated = pytrec_evaluated(results, judgments, set(MEASURES), level, judged_only)
+    return {(run, query, name): value for run, query, measured in evaluated for name, value in measured.items()}
 
 
 @pytest.mark.parametrize(("level", "judged_only"), [(1, False), (1, True), (2, False), (2, True)])
@@ -249,3 +238,22 @@ def test_err_is_ir_measures_err(seed: int) -> None:
     assert {key: round(value, 5) for key, value in ours.items() if key in theirs} == theirs
     assert all(value == 0.0 for key, value in ours.items() if key not in theirs)
     assert any(0 < value < 1 for value in theirs.values())
+
+
+def test_several_results_tables_score_as_one_and_a_run_comes_from_one() -> None:
+    """A dict of tables, one system each (ids of different types in them compared as text), as the
+    Spark engine takes a dict of frames; a run in two of them is refused, as there."""
+    from ndcg_spark import evaluate
+    from ndcg_spark.errors import InputError
+
+    judgments, results = _worked()
+    one = evaluate(judgments, {"a": results, "b": results}, ks=(5,))
+    assert list(one.summary.run_id) == ["a", "a", "b", "b"] and one.summary.value.iloc[0] == one.summary.value.iloc[2]
+    # doc ids 1..5 as numbers in one table, as text in the judgments: compared as text, they match
+    texts = judgments.assign(doc_id=[str(i) for i in range(1, 6)])
+    mixed = evaluate(texts, {"text": results, "numbers": results.assign(doc_id=range(1, 6))}, ks=(5,))
+    values = {(row.run_id, row.measure): row.value for row in mixed.summary.itertuples()}
+    assert round(values[("numbers", "ndcg_cut")], 4) == 0.9724 and values[("text", "ndcg_cut")] == 0.0
+    refusal = r"^results: run 'r1' comes from two inputs, a=DataFrame and b=DataFrame; each run must come from one input$"
+    with pytest.raises(InputError, match=refusal):
+        evaluate(judgments, {"a": results.assign(run_id="r1"), "b": results.assign(run_id="r1")})

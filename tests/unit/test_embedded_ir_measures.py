@@ -6,11 +6,10 @@ from __future__ import annotations
 import pytest
 
 from ndcg_spark import columns as c
-from ndcg_spark.measures import parse_measures
 from ndcg_spark.options import Options
 from ndcg_spark.scoring.embedded.per_query import per_query
 from ndcg_spark.scoring.plan import ScoringPlan
-from tests.references import CUT_RR, IR_MEASURES_NAMES, Judgments, Results, generated, ir_measures_values, untied
+from tests.references import CUT_RR, IR_MEASURES_NAMES, Judgments, Results, by_name, generated, ir_measures_values, untied
 from tests.unit.test_embedded import judgments_table, results_table
 
 
@@ -20,13 +19,7 @@ def _ours(results: Results, judgments: Judgments, names: list[str]) -> dict[tupl
         (row[c.RUN_ID], row[c.QUERY_ID], row[c.MEASURE], row[c.K]): row[c.VALUE]
         for row in per_query(judgments_table(judgments), results_table(results), plan).to_pylist()
     }
-    found = {}
-    for name in names:
-        (measure,) = parse_measures(name)
-        for (run, query, reported, k), value in rows.items():
-            if (reported, k) == (measure.reported, measure.k):
-                found[(run, query, name)] = value
-    return found
+    return by_name(rows, names)
 
 
 @pytest.mark.parametrize(("names", "ties"), [(IR_MEASURES_NAMES, True), (CUT_RR, False)], ids=["pytrec_eval-names", "RR-at-k"])

@@ -22,9 +22,9 @@ _INFAP_EPSILON = 0.00001  # trec_eval's INFAP_EPSILON, as scoring/binary.py's
 class RankedRows:
     """The rows of the scored lists, in pair order and each list in rank order: pair p's rows are
     starts[p] to starts[p] + lengths[p], one after the other (no rows for a run lacking the
-    query). gain, grade (NaN unjudged), judged (a judgment, or with -J a usable one), position
-    from 1, the query's R and N at the level
-    on each row, and whether each row is relevant at the level, or judged non-relevant."""
+    query). Each row's position from 1, gain, grade (NaN unjudged), whether it is judged (with -J,
+    a usable judgment), relevant at the level, judged non-relevant, or judged below 0, and its
+    query's R and N at the level."""
 
     starts: Ints
     lengths: Ints
@@ -111,18 +111,19 @@ class ArrayIngredients:
         every formula reads as none)."""
         first = np.zeros(self.pairs, dtype=np.int64)
         rows = np.flatnonzero(self.ranked.relevant)
-        pair = self._pair_of_rows()[rows]
+        pair = self._pair_of_rows[rows]
         pairs, at = np.unique(pair, return_index=True)
         first[pairs] = self.ranked.position[rows[at]]
         return first
 
+    @cached_property
     def _pair_of_rows(self) -> Ints:
         return np.repeat(np.arange(self.pairs, dtype=np.int64), self.ranked.lengths)
 
     def relevant_within_multiple(self, multiple: float) -> Ints:
         depth = np.floor(multiple * self.ranked.total.astype(np.float64) + 0.9)
         within = self.ranked.relevant & (self.ranked.position <= depth)
-        return np.bincount(self._pair_of_rows()[within], minlength=self.pairs).astype(np.int64)
+        return np.bincount(self._pair_of_rows[within], minlength=self.pairs).astype(np.int64)
 
     def bpref_sum(self) -> Doubles:
         above, r, n = self._cum_nonrelevant, self.ranked.total, self.ranked.nonrelevant_total
@@ -136,7 +137,7 @@ class ArrayIngredients:
         reached = np.maximum(half_up(recall * self.ranked.total.astype(np.float64)), 1.0)
         rows = self.ranked.relevant & (self._cum_relevant >= reached)
         best = np.full(self.pairs, -np.inf)
-        np.maximum.at(best, self._pair_of_rows()[rows], self._precision[rows])
+        np.maximum.at(best, self._pair_of_rows[rows], self._precision[rows])
         return np.where(np.isneginf(best), np.nan, best)
 
     def infap_sum(self) -> Doubles:
@@ -196,7 +197,7 @@ class ArrayIngredients:
 
     def ranked_positives(self) -> ArrayList:
         rows = self.ranked.gain > 0
-        pair = self._pair_of_rows()[rows]
+        pair = self._pair_of_rows[rows]
         cum_gain = self._running(np.where(rows, self.ranked.gain, 0.0))
         fields = {"pos": self.ranked.position, "dcg": self._cum_dcg, "gain": self.ranked.gain, "cum_gain": cum_gain}
         return ArrayList({name: values[rows] for name, values in fields.items()}, pair, self.pairs)
@@ -214,7 +215,7 @@ class ArrayIngredients:
     def ranked_graded(self) -> ArrayList:
         grade = np.nan_to_num(self.ranked.grade, nan=0.0)
         rows = grade > 0
-        return ArrayList({"pos": self.ranked.position[rows], "grade": grade[rows]}, self._pair_of_rows()[rows], self.pairs)
+        return ArrayList({"pos": self.ranked.position[rows], "grade": grade[rows]}, self._pair_of_rows[rows], self.pairs)
 
     def dcg_within(self, depth: Term, row: ArrayRow) -> Doubles:
         """The pair's running DCG at min(depth, its length): rows past the last positive one within
