@@ -115,11 +115,6 @@ IR_MEASURES_NAMES = [
 CUT_RR = ["RR@1", "RR@3", "MRR@10"]
 
 
-def _untied(results: Results) -> Results:
-    rng = random.Random(5)
-    return [(run, query, doc, rng.random()) for run, query, doc, _ in results]
-
-
 def untied(results: Results) -> Results:
     """The same results with scores drawn anew, no two alike."""
     rng = random.Random(5)

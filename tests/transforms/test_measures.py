@@ -13,7 +13,7 @@ from ndcg_spark.measures import SUM, combine_of, parse_measures
 from ndcg_spark.scoring.summary import summarize
 from tests import oracle
 from tests.conftest import rows_frame, scored_per_query
-from tests.references import Judgments, Results, _evaluated, generated, pytrec_values
+from tests.references import Judgments, Results, generated, pytrec_evaluated, pytrec_values
 from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
 
 KS = (1, 3, 5, 20)
@@ -224,7 +224,7 @@ def test_the_catalogues_other_measures_equal_pytrec_eval(
     results, judgments, got, means = _scored(spark, 29, CATALOGUE_ASKED, level, judged_only, max_depth, complete)
     names = {name for _, _, name in got}
     want = {}
-    for run, query, measured in _evaluated(_cut(results, max_depth), judgments, set(CATALOGUE_ASKED), level, judged_only):
+    for run, query, measured in pytrec_evaluated(_cut(results, max_depth), judgments, set(CATALOGUE_ASKED), level, judged_only):
         want.update({(run, query, name): measured[name] for name in names})
     if complete:  # a judged query a run lacks scores as an empty list, as trec_eval -c; num_rel is its R
         relevant = {query: sum(1 for q, _, grade in judgments if q == query and grade >= level) for query, _, _ in judgments}
