@@ -150,8 +150,12 @@ def _worked(kind: str = "pandas") -> tuple[object, object]:
     results = {"query_id": ["q1"] * 5, "doc_id": [f"d{i}" for i in range(1, 6)], "score": [5.0, 4.0, 3.0, 2.0, 1.0]}
     if kind == "arrow":
         return pa.table(judgments), pa.table(results)
-    if kind == "large_string":  # Polars' strings, and pandas' Arrow-backed ones
+    if kind == "large_string":  # pandas' Arrow-backed strings
         return _large(pa.table(judgments)), _large(pa.table(results))
+    if kind == "polars":
+        import polars as pl
+
+        return pl.DataFrame(judgments), pl.DataFrame(results)
     return pd.DataFrame(judgments), pd.DataFrame(results)
 
 
@@ -160,7 +164,7 @@ def _large(table: pa.Table) -> pa.Table:
     return table.cast(pa.schema([(f.name, pa.large_string() if f.name.endswith("_id") else f.type) for f in table.schema]))
 
 
-@pytest.mark.parametrize("kind", ["pandas", "arrow", "large_string"])
+@pytest.mark.parametrize("kind", ["pandas", "arrow", "large_string", "polars"])
 def test_evaluate_takes_what_a_notebook_holds(kind: str) -> None:
     from ndcg_spark import evaluate
 
