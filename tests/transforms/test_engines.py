@@ -122,3 +122,25 @@ def _rows(frame: pd.DataFrame) -> list[tuple]:
     """A pandas frame's rows as Spark's Rows hold them: pandas' NA, and NaN in a column of doubles
     (no value is NaN), as None."""
     return [tuple(None if pd.isna(value) else value for value in row) for row in frame.astype(object).itertuples(index=False)]
+
+
+def test_both_engines_rank_by_the_rank_column_when_asked(spark: SparkSession) -> None:
+    """order_by="rank": each list in its rank column's order (a shuffle of the scores' order here),
+    ties of rank broken by score and doc_id as the Spark engine's ranking_order breaks them."""
+    results, judgments = generated(3)
+    rng = random.Random(3)
+    lists: dict[tuple[str, str], list[tuple]] = {}
+    for row in results:
+        lists.setdefault((row[0], row[1]), []).append(row)
+    ranked = []
+    for rows in lists.values():
+        ranks = [rng.randint(1, len(rows)) for _ in rows]  # repeats: ties of rank
+        ranked += [(*row, rank) for row, rank in zip(rows, ranks, strict=True)]
+    options = {"ks": (1, 5, 10), "measures": ALL, "order_by": "rank"}
+    on_spark = scored_per_query(rows_frame(spark, ranked, RESULTS_DDL), rows_frame(spark, judgments, JUDGMENTS_DDL), **options)
+    names = ["run_id", "query_id", "doc_id", "score", "rank"]
+    table = pa.table({name: [row[i] for row in ranked] for i, name in enumerate(names)})
+    embedded = per_query(judgments_table(judgments), table, ScoringPlan.of(Options.of(options)))
+    assert sorted(tuple(row.values()) for row in embedded.to_pylist()) == sorted(tuple(row) for row in on_spark.collect())
+    by_score = per_query(judgments_table(judgments), table, ScoringPlan.of(Options.of({**options, "order_by": "score"})))
+    assert by_score.column("value").to_pylist() != embedded.column("value").to_pylist()  # the ranks did reorder
