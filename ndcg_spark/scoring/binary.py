@@ -110,7 +110,7 @@ class PassIngredients:
         return Sql(f"coalesce({sql_name(name)}, 0.0D)")
 
     def constant(self, value: float) -> Sql:
-        return Sql(f"{value!r}D")
+        return Sql(literal(float(value)))
 
     def retrieved(self) -> Sql:
         return self._count(c.NUM_RETRIEVED)
