@@ -13,7 +13,7 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 
 from ndcg_spark import columns as c
-from ndcg_spark.checks.inputs import GIVEN, JUDGMENTS, RESULTS, TABLE_KINDS, Source, canonical_inputs, is_table, require_columns
+from ndcg_spark.checks.inputs import GIVEN, JUDGMENTS, RESULTS, Source, canonical_inputs, not_a_table, require_columns, table_kind
 from ndcg_spark.comparison.compare import compare as compare_rows
 from ndcg_spark.comparison.pairing import wide_values, with_value
 from ndcg_spark.comparison.resampling import start_python_workers
@@ -100,8 +100,8 @@ def evaluate(
 
 def _table(frame: object, label: str) -> object:
     """A table of the embedded engine, or the library's own refusal of what is not one."""
-    if not is_table(frame):
-        raise ConfigError(f"{label} must be {TABLE_KINDS}, not {type(frame).__module__}.{type(frame).__qualname__}")
+    if table_kind(frame) is None:
+        raise not_a_table(frame, label)
     return frame
 
 

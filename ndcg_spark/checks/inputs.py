@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import reduce
+from typing import Literal
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -37,13 +38,23 @@ FILE = "_file"
 _FILE_PATH = "_metadata.file_path"
 
 # What evaluate() takes: Spark DataFrames, or tables the embedded engine reads (checks/tables.py).
-TABLE_KINDS = "a Spark, pandas or Polars DataFrame, or an Arrow table"
+_TAKEN = "a Spark, pandas or Polars DataFrame, or an Arrow table"
 
 
-def is_table(frame: object) -> bool:
-    """Whether the embedded engine takes this input: a pandas or Polars DataFrame or an Arrow
-    table, told by its class's module (nothing imported to tell)."""
-    return type(frame).__module__.split(".")[0] in ("pandas", "polars", "pyarrow")
+TableKind = Literal["pandas", "polars", "pyarrow"]
+_TABLE_MODULES: tuple[TableKind, ...] = ("pandas", "polars", "pyarrow")
+
+
+def table_kind(frame: object) -> TableKind | None:
+    """Which table of the embedded engine's this input is (a pandas or Polars DataFrame, an Arrow
+    table), told by its class's module (nothing imported to tell); None for any other object."""
+    module = type(frame).__module__.split(".")[0]
+    return next((kind for kind in _TABLE_MODULES if kind == module), None)
+
+
+def not_a_table(frame: object, label: str) -> ConfigError:
+    """The refusal of an input of another kind."""
+    return ConfigError(f"{label} must be {_TAKEN}, not {type(frame).__module__}.{type(frame).__qualname__}")
 
 
 # What a row check says of its rows, where a caller restates a refusal (the evaluator).

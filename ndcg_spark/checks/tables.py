@@ -16,8 +16,8 @@ import pyarrow.compute as pc
 
 from ndcg_spark import columns as c
 from ndcg_spark.arrays import codes
-from ndcg_spark.checks.inputs import GIVEN, JUDGMENTS, MAX_EXPONENTIAL_RELEVANCE, RESULTS, TABLE_KINDS
-from ndcg_spark.errors import ConfigError, InputError
+from ndcg_spark.checks.inputs import GIVEN, JUDGMENTS, MAX_EXPONENTIAL_RELEVANCE, RESULTS, not_a_table, table_kind
+from ndcg_spark.errors import InputError
 from ndcg_spark.options import (
     GAIN_EXPONENTIAL,
     ON_DUPLICATE_JUDGMENT_KEEP_MAX,
@@ -29,19 +29,16 @@ from ndcg_spark.options import (
 from ndcg_spark.remedies import Remedy
 
 
-def _module(frame: object) -> str:
-    return type(frame).__module__.split(".")[0]
-
-
 def as_arrow(frame: object, label: str) -> pa.Table:
     """An input as an Arrow table (pandas' index dropped; Polars through its own Arrow)."""
-    if isinstance(frame, pa.Table):
+    kind = table_kind(frame)
+    if kind == "pyarrow" and isinstance(frame, pa.Table):
         return frame
-    if _module(frame) == "pandas":
+    if kind == "pandas":
         return pa.Table.from_pandas(frame, preserve_index=False)
-    if _module(frame) == "polars":
+    if kind == "polars":
         return frame.to_arrow()  # type: ignore[attr-defined]
-    raise ConfigError(f"{label} must be {TABLE_KINDS}, not {type(frame).__module__}.{type(frame).__qualname__}")
+    raise not_a_table(frame, label)
 
 
 @dataclass(frozen=True)
