@@ -209,7 +209,7 @@ def _report(
     if options.baseline is not None:
         with step("comparison") as counts:
             run_ids = [run.run_id for run in runs]
-            cutoffs = cutoffs_of(options.ks, options.uncut, options.measures)
+            cutoffs = cutoffs_of(options.scored_measures)
             wide = _wide_values(evaluated, measures, cutoffs)
             comparison = compare(spark, wide, options.baseline, run_ids, cutoffs, resampling, scored.pair_rows)
             counts.update(baseline=options.baseline, rows=len(comparison))

@@ -17,7 +17,7 @@ from ndcg_spark.declarations import WHOLE_TABLE, declared, recorded, setting, se
 from ndcg_spark.declarations import checked as checked_values
 from ndcg_spark.declarations import spelling as spelling_of
 from ndcg_spark.errors import ConfigError
-from ndcg_spark.measures import NDCG_MEASURES, Measure, parse_measures
+from ndcg_spark.measures import NDCG_CUT, NDCG_MEASURES, NDCG_UNCUT, Measure, parse_measures, scored
 from ndcg_spark.option_values import (
     JUDGMENT_COLUMNS,
     RESULT_COLUMNS,
@@ -252,6 +252,13 @@ class Options:
             uncut=checked.uncut or any(measure.k is None for measure in ndcg),
             measures=tuple(measure for measure in checked.measures if measure.name not in NDCG_MEASURES),
         )
+
+    @property
+    def scored_measures(self) -> tuple[Measure, ...]:
+        """Every (measure, k) scored, in the order the rows report them: NDCG at each of ks and,
+        with uncut, over the whole list (what ks and uncut ask for), then the others."""
+        ndcg = [Measure(NDCG_CUT, k) for k in self.ks] + ([Measure(NDCG_UNCUT)] if self.uncut else [])
+        return (*ndcg, *scored(self.measures))
 
     @classmethod
     def of(cls, keywords: Mapping[str, Any]) -> Options:

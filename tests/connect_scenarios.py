@@ -256,7 +256,7 @@ def plan(spark: SparkSession, scratch: Path) -> Result:
             options,
             located=True,
         )
-        pairs = main_pass(judged, retrieved, ScoringPlan(ks=options.ks)).pairs
+        pairs = main_pass(judged, retrieved, ScoringPlan.of(options)).pairs
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed):
             pairs.explain()

@@ -14,7 +14,6 @@ from ndcg_spark import columns as c
 from ndcg_spark.frames import local_frame
 from ndcg_spark.measures import Measure, report_order, scored
 from ndcg_spark.options import RESAMPLING_ARRAYS, RESAMPLING_AUTO, Options, ResamplingEngine
-from ndcg_spark.scoring.ranking import cutoff_ks
 
 # Columns of the comparison dataset.
 NUM_QUERIES = c.NUM_QUERIES
@@ -112,11 +111,10 @@ class Resampling:
         return self.engine == RESAMPLING_ARRAYS
 
 
-def cutoffs_of(ks: tuple[int, ...], uncut: bool, measures: Sequence[Measure] = ()) -> list[Cutoff]:
-    """Every (measure, k) compared: NDCG's cutoffs, then the other measures in the reports' order."""
-    ndcg = [Cutoff(c.MEASURE_UNCUT if k is None else c.MEASURE_CUT, k) for k in cutoff_ks(ks, uncut)]
-    others = [Cutoff(measure.reported, measure.k) for measure in scored(measures)]
-    return [*ndcg, *sorted(others, key=lambda cut: report_order(cut.measure, cut.k))]
+def cutoffs_of(measures: Sequence[Measure]) -> list[Cutoff]:
+    """Every (measure, k) compared, in the reports' order (NDCG's first)."""
+    cutoffs = [Cutoff(measure.reported, measure.k) for measure in scored(measures)]
+    return sorted(cutoffs, key=lambda cut: report_order(cut.measure, cut.k))
 
 
 def comparison_rows_frame(spark: SparkSession, rows: list[ComparisonRow]) -> DataFrame:

@@ -269,7 +269,7 @@ class JobConfig:
     def gate_rule(self) -> GateRule | None:
         """The gate's rule over the cutoffs this run reports; None when no gate is asked for."""
         options = self.options
-        return self.gate.rule(cutoffs_of(options.ks, options.uncut, options.measures))
+        return self.gate.rule(cutoffs_of(options.scored_measures))
 
     def recorded(self) -> dict[str, Any]:
         """The configuration as the manifest (and MLflow's params) record it: the job's settings,

@@ -20,6 +20,7 @@ from ndcg_spark.measures.declaration import (
     Declaration,
     Ingredients,
     Measure,
+    gain_details,
 )
 from ndcg_spark.measures.terms import (
     Term,
@@ -440,6 +441,7 @@ CATALOGUE: tuple[Declaration, ...] = (
         _ndcg,
         report=1,
         ir_measures=("nDCG", "NDCG"),
+        details=gain_details,
     ),
     Declaration(
         "ndcg_rel",
@@ -469,6 +471,7 @@ CATALOGUE: tuple[Declaration, ...] = (
         params=CUTOFFS,
         defaults=_LONG_CUTOFFS,
         ir_measures_cut=("nDCG", "NDCG"),
+        details=gain_details,
     ),
     Declaration(
         "map_cut",

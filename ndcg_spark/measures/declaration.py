@@ -79,6 +79,14 @@ class Ingredients(Protocol):
     def retrieved(self) -> Term: ...
     def relevant(self) -> Term: ...
     def relevant_retrieved(self, k: int | None) -> Term: ...
+    def positives(self) -> Term:
+        """The query's judged documents of gain > 0 (NDCG's relevant, whatever the level)."""
+        ...
+
+    def positives_retrieved(self, k: int | None) -> Term:
+        """Retrieved documents of gain > 0 in the top k."""
+        ...
+
     def nonrelevant_retrieved(self, k: int | None) -> Term:
         """Judged documents graded from 0 to below the level, in the top k."""
         ...
@@ -146,6 +154,28 @@ class Ingredients(Protocol):
 Formula = Callable[[Ingredients, "Measure"], Term]
 
 
+@dataclass(frozen=True)
+class Details:
+    """What a per-query row reports beside its value, as terms: its DCG and ideal DCG (None: the
+    columns are NULL), R and the relevant documents retrieved at the row's cutoff."""
+
+    dcg: Term | None
+    ideal_dcg: Term | None
+    relevant: Term
+    relevant_retrieved: Term
+
+
+def counted_details(i: Ingredients, m: Measure) -> Details:
+    """A measure of relevance at the level: no DCG; R and rel(k) at the level."""
+    return Details(None, None, i.relevant(), i.relevant_retrieved(m.k))
+
+
+def gain_details(i: Ingredients, m: Measure) -> Details:
+    """NDCG: its DCG and ideal DCG at k; relevant is gain > 0, whatever the level (trec_eval's
+    ndcg reads gains, not -l)."""
+    return Details(i.dcg(m.k), i.ideal_dcg(m.k), i.positives(), i.positives_retrieved(m.k))
+
+
 @dataclass(frozen=True, order=True)
 class Measure:
     """One value per query: the declaration `name` at cutoff `k` (None without one) and with
@@ -191,7 +221,8 @@ class Declaration:
     bounded: every per-query value lies in [-1, 1] (what the summary's exact sums take; utility's
     do not). text: not a number (runid, relstring): only trec_eval's printed report has it.
     larger_is_better: whether a higher value is a better ranking (False for unj, rbp_resid,
-    num_nonrel_judged_ret; what NdcgEvaluator.isLargerBetter says)."""
+    num_nonrel_judged_ret; what NdcgEvaluator.isLargerBetter says). details: what its per-query
+    rows report beside the value (gain_details: NDCG's DCG, ideal DCG and counts by gain)."""
 
     name: str
     summary: str
@@ -211,6 +242,7 @@ class Declaration:
     bounded: bool = True
     text: bool = False
     larger_is_better: bool = True
+    details: Callable[[Ingredients, Measure], Details] = counted_details
 
     @property
     def supported(self) -> bool:

@@ -1,4 +1,5 @@
-"""NDCG@k per (run, query) as DataFrame transforms, with trec_eval's ndcg_cut and ndcg semantics.
+"""The measures per (run, query) as DataFrame transforms: the one pass that ranks each list and
+computes, in its windows, what the measures' formulas read (scoring.formulas).
 
 DCG is a running sum over the ranked list (a window in rank order), and DCG@k is that sum at
 position min(k, list length). Summing in rank order, as trec_eval does, never in the order Spark
@@ -21,12 +22,12 @@ from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
 from ndcg_spark.frames import sql_name
-from ndcg_spark.measures import NDCG_MEASURES, Measure, declaration_of
+from ndcg_spark.measures import NDCG_MEASURES
 from ndcg_spark.options import (
     ORDER_BY_RANK,
 )
-from ndcg_spark.scoring import binary as b
-from ndcg_spark.scoring.binary import Binary
+from ndcg_spark.scoring import formulas as f
+from ndcg_spark.scoring.formulas import formulas_of
 from ndcg_spark.scoring.plan import ScoringPlan
 from ndcg_spark.scoring.ranking import (
     BIGINT,
@@ -36,7 +37,6 @@ from ndcg_spark.scoring.ranking import (
     LAST_INPUT,
     USABLE,
     at_cutoff,
-    cutoff_ks,
     gain,
     ranking_order,
     tie_break,
@@ -47,12 +47,12 @@ from ndcg_spark.scoring.ranking import (
 def judged_gains(judgments: DataFrame, plan: ScoringPlan, *, usable: bool = True) -> DataFrame:
     """Both uses of the judgments (the join, the ideal DCG) must see the same plan, so that
     Spark reads and shuffles them once; the explicit non-null filter (ids are validated
-    non-null) equals the one Spark would infer for the join only. With binary measures, each
-    judgment also says whether it is relevant at the level. usable: with judged_only, whether
-    each judgment is one -J keeps (the join's side; the ideal side needs no such column)."""
-    binary = plan.binary
+    non-null) equals the one Spark would infer for the join only. When a measure reads relevance
+    at the level, each judgment also says whether it is relevant at it. usable: with judged_only,
+    whether each judgment is one -J keeps (the join's side; the ideal side needs no such column)."""
+    formulas = formulas_of(plan)
     kept = [(F.col(c.RELEVANCE) >= 0).alias(USABLE)] if plan.judged_only and usable else []
-    relevance = b.relevance_columns(F.col(c.RELEVANCE), binary) if binary else []
+    relevance = f.relevance_columns(F.col(c.RELEVANCE), formulas)
     return judgments.filter(F.col(c.QUERY_ID).isNotNull() & F.col(c.DOC_ID).isNotNull()).select(
         c.QUERY_ID, c.DOC_ID, gain(F.col(c.RELEVANCE), plan.gain, plan.gains).alias(c.GAIN), *kept, *relevance
     )
@@ -60,21 +60,21 @@ def judged_gains(judgments: DataFrame, plan: ScoringPlan, *, usable: bool = True
 
 def ranked_dcg(results: DataFrame, gains: DataFrame, plan: ScoringPlan, *, inputs: bool = False) -> DataFrame:
     """The rows of each ranked list at the cutoff positions, with the running DCG and counts
-    (and, with binary measures, the running count of relevant rows and each relevant row).
+    (and what the formulas read of other rows: each relevant row, for instance).
 
     The plan's judged_only drops unjudged documents and those graded below 0 before positions
     are counted (trec_eval -J; such a list's judged@k is 1); its max_depth cuts each list first
     (trec_eval -M). inputs: the results carry columns.INPUT, the index of the input each row
     came from."""
-    binary, judged_only, order_by = plan.binary, plan.judged_only, plan.order_by
+    formulas, judged_only, order_by = formulas_of(plan), plan.judged_only, plan.order_by
     # A merge join: both sides arrive sorted by (query_id, doc_id, ...) from their copies'
     # windows. Measured warm at 10M rows, a shuffled hash join cost as much as this join with
     # its sorts, and finding copies by a hash aggregation instead of those windows cost more
     # than the sort (see docs/performance.md). Only what the ranking needs travels on through
     # its sort (doc_id only as its tie-break string).
     usable = [USABLE] if judged_only else []
-    joined = b.joined_columns(binary) if binary else []
-    judgments = b.with_judgment(gains, binary) if binary else gains
+    joined = f.joined_columns(formulas)
+    judgments = f.with_judgment(gains, formulas)
     labelled = results.join(
         judgments.select(c.QUERY_ID, c.DOC_ID, c.GAIN, F.lit(True).alias(c.IS_JUDGED), *usable, *joined).hint("merge"),
         on=[c.QUERY_ID, c.DOC_ID],
@@ -88,59 +88,41 @@ def ranked_dcg(results: DataFrame, gains: DataFrame, plan: ScoringPlan, *, input
         F.coalesce(F.col(c.GAIN), F.lit(0.0)).alias(c.GAIN),
         F.coalesce(F.col(c.IS_JUDGED), F.lit(False)).alias(c.IS_JUDGED),
         *[F.coalesce(F.col(USABLE), F.lit(False)).alias(USABLE)] if judged_only else [],
-        *b.labelled(binary) if binary else [],
+        *f.labelled(formulas),
         *[c.INPUT] if inputs else [],
     )
     judged = USABLE if judged_only else c.IS_JUDGED
     spread = {FIRST_INPUT: f"min({sql_name(c.INPUT)})", LAST_INPUT: f"max({sql_name(c.INPUT)})"} if inputs else {}
-    counts = b.running_sums(binary, judged, c.POSITION) if binary else {}
+    counts = f.running_sums(formulas, judged, c.POSITION)
     ranked = with_running_dcg(
         labelled,
         [c.QUERY_ID, c.RUN_ID],
         ranking_order(order_by),
         c.POSITION,
         c.CUM_DCG,
-        positions(plan.ks, binary),
+        formulas.ks,
         judged=judged,
         kept=judged if judged_only else None,
         max_depth=plan.max_depth,
         whole=spread,
         counts=counts,
-        keep=b.kept_rows(binary) if binary else None,
+        keep=f.kept_rows(formulas),
     )
-    extra = b.ranked_columns(binary, judged, c.POSITION) if binary else []
+    extra = f.ranked_columns(formulas, judged, c.POSITION)
     return ranked.select(c.RUN_ID, c.QUERY_ID, c.POSITION, c.CUM_DCG, CUM_JUDGED, CUM_RELEVANT, *spread, *extra)
 
 
-def positions(ks: Sequence[int], binary: Binary | None) -> list[int]:
-    """The positions some cutoff reads: NDCG's and the binary measures'."""
-    return sorted({*ks, *(binary.ks if binary else [])})
-
-
 def dcg_per_query(ranked: DataFrame, plan: ScoringPlan) -> DataFrame:
-    """One row per (run, query): DCG and counts at every cutoff, all k in one aggregation (and
-    what the binary measures read)."""
-    ks, uncut, binary = plan.ks, plan.uncut, plan.binary
+    """One row per (run, query): what the formulas read of its list, all cutoffs in one
+    aggregation."""
+    formulas = formulas_of(plan)
     aggregates = [at_cutoff(c.POSITION, c.POSITION, None, c.NUM_RETRIEVED, BIGINT)]
     if FIRST_INPUT in ranked.columns:
         aggregates += [F.min(FIRST_INPUT).alias(FIRST_INPUT), F.max(LAST_INPUT).alias(LAST_INPUT)]
-    for k in cutoff_ks(ks, uncut):
-        aggregates += [
-            at_cutoff(c.CUM_DCG, c.POSITION, k, c.at_cutoff(c.DCG, k)),
-            at_cutoff(CUM_RELEVANT, c.POSITION, k, c.at_cutoff(c.NUM_RELEVANT_RETRIEVED, k), BIGINT),
-        ]
-    for k in judged_ks(ks, uncut, binary):
+    for k in formulas.judged_ks:
         aggregates.append(at_cutoff(CUM_JUDGED, c.POSITION, k, c.at_cutoff(c.NUM_JUDGED_RETRIEVED, k), BIGINT))
-    if binary:
-        aggregates += b.ranked_aggregates(binary, c.POSITION)
+    aggregates += f.ranked_aggregates(formulas, c.POSITION)
     return ranked.groupBy(c.QUERY_ID, c.RUN_ID).agg(*aggregates)
-
-
-def judged_ks(ks: Sequence[int], uncut: bool, binary: Binary | None) -> list[int | None]:
-    """The cutoffs judged@k is reported at: NDCG's, the binary measures' and, with either an
-    uncut NDCG or a binary measure without cutoff, the whole list."""
-    whole = uncut or (binary is not None and any(measure.k is None for measure in binary.measures))
-    return cutoff_ks(positions(ks, binary), whole)
 
 
 IDEAL_COLUMNS = (c.NUM_JUDGED, c.NUM_RELEVANT)
@@ -153,7 +135,7 @@ def ideal_dcg_per_query(gains: DataFrame, plan: ScoringPlan) -> DataFrame:
     The same kind of windows as the ranked lists: an ideal side from counts per gain and array
     functions sorted less but ran slower, each new operator kind costing a cold JVM its
     compilation (docs/performance.md, "Designs tried")."""
-    ks, uncut, binary = plan.ks, plan.uncut, plan.binary
+    formulas = formulas_of(plan)
     order = [f"{sql_name(c.GAIN)} DESC", f"{sql_name(c.DOC_ID)} DESC"]
     ideal = with_running_dcg(
         gains,
@@ -161,22 +143,26 @@ def ideal_dcg_per_query(gains: DataFrame, plan: ScoringPlan) -> DataFrame:
         order,
         c.IDEAL_POSITION,
         c.CUM_IDCG,
-        ks,
-        whole=b.ideal_whole(binary),
-        counts=b.ideal_sums(binary),
-        keep=b.ideal_kept(binary),
+        formulas.ideal_ks,
+        whole=f.ideal_whole(formulas),
+        counts=f.ideal_sums(formulas),
+        keep=f.ideal_kept(formulas),
     )
     return ideal.groupBy(c.QUERY_ID).agg(
         at_cutoff(c.IDEAL_POSITION, c.IDEAL_POSITION, None, c.NUM_JUDGED, BIGINT),
         at_cutoff(CUM_RELEVANT, c.IDEAL_POSITION, None, c.NUM_RELEVANT, BIGINT),
-        *[at_cutoff(c.CUM_IDCG, c.IDEAL_POSITION, k, c.at_cutoff(c.IDCG, k)) for k in cutoff_ks(ks, uncut)],
-        *b.ideal_aggregates(binary),
+        *[
+            at_cutoff(c.CUM_IDCG, c.IDEAL_POSITION, k, c.at_cutoff(c.IDCG, k))
+            for k in sorted(formulas.needs.ideal_ks, key=c.cutoff_order)
+        ],
+        *f.ideal_aggregates(formulas),
     )
 
 
 def ideal_columns(plan: ScoringPlan) -> list[str]:
-    cutoffs = cutoff_ks(plan.ks, plan.uncut)
-    return [*IDEAL_COLUMNS, *b.ideal_columns(plan.binary), *[c.at_cutoff(c.IDCG, k) for k in cutoffs]]
+    formulas = formulas_of(plan)
+    ideal = [c.at_cutoff(c.IDCG, k) for k in sorted(formulas.needs.ideal_ks, key=c.cutoff_order)]
+    return [*IDEAL_COLUMNS, *f.ideal_columns(formulas), *ideal]
 
 
 def query_pairs(
@@ -198,8 +184,7 @@ def query_pairs(
     window, when a run with copies is refused anyway and one copies check is enough.
 
     inputs: the results carry columns.INPUT, and each row gets the lowest and highest input index
-    of its list (FIRST_INPUT, LAST_INPUT). The plan's measures beside NDCG are computed in the
-    same windows."""
+    of its list (FIRST_INPUT, LAST_INPUT)."""
     labelled = judged_gains(judgments, plan)
     dcg = ranked_dcg(results, labelled, plan, inputs=inputs).transform(lambda df: dcg_per_query(df, plan))
     ideal_gains = labelled if ideal_judgments is None else judged_gains(ideal_judgments, plan, usable=False)
@@ -252,40 +237,13 @@ class MeasuredRow:
     value: str
 
 
-def _ndcg_row(k: int | None) -> MeasuredRow:
-    measure = Measure(c.MEASURE_UNCUT if k is None else c.MEASURE_CUT, k)
-    ingredients = b.PassIngredients(c.NUM_RELEVANT)
-    formula = declaration_of(measure).value
-    assert formula is not None
-    return MeasuredRow(
-        measure.reported,
-        k,
-        str(ingredients.dcg(k)),
-        str(ingredients.ideal_dcg(k)),
-        sql_name(c.NUM_RELEVANT),
-        f"coalesce({sql_name(c.at_cutoff(c.NUM_RELEVANT_RETRIEVED, k))}, 0L)",
-        str(formula(ingredients, measure)),
-    )
-
-
-def _binary_row(measure: Measure, binary: Binary) -> MeasuredRow:
-    """No DCG; the relevant counts at the relevance level."""
-    return MeasuredRow(
-        measure.reported,
-        measure.k,
-        "CAST(NULL AS DOUBLE)",
-        "CAST(NULL AS DOUBLE)",
-        sql_name(binary.total),
-        b.relevant_retrieved(measure),
-        b.value(measure, binary),
-    )
-
-
 def measured_rows(plan: ScoringPlan) -> list[MeasuredRow]:
-    """Every (measure, k) a (run, query) row is reported at: NDCG's cutoffs, then the others."""
-    binary = plan.binary
-    others = [_binary_row(m, binary) for m in binary.measures] if binary else []
-    return [*[_ndcg_row(k) for k in cutoff_ks(plan.ks, plan.uncut)], *others]
+    """Every (measure, k) a (run, query) row is reported at, in the plan's order."""
+    formulas = formulas_of(plan)
+    return [
+        MeasuredRow(measure.reported, measure.k, *details, value)
+        for measure, details, value in zip(formulas.measures, formulas.details, formulas.values, strict=True)
+    ]
 
 
 def _column(kind: str, index: int) -> str:
@@ -302,7 +260,7 @@ def judged_column(k: int | None) -> str:
     return c.at_cutoff("_judged_at", k)
 
 
-_INLINE = re.compile(r"`[^`]*`|CAST\(NULL AS DOUBLE\)")
+_INLINE = re.compile(r"`[^`]*`|" + re.escape(f.NULL_DOUBLE))
 """A field's SQL text that is a column or a constant: the long row reads it as it is."""
 
 

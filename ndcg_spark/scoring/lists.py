@@ -17,8 +17,9 @@ from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
 from ndcg_spark.frames import sql_name
+from ndcg_spark.scoring.formulas import formulas_of
 from ndcg_spark.scoring.plan import ScoringPlan
-from ndcg_spark.scoring.ranking import BIGINT, TIE_BREAK, cutoff_ks, discounted, gain, tie_break
+from ndcg_spark.scoring.ranking import BIGINT, TIE_BREAK, discounted, gain, tie_break
 
 # How many rows of a list repeat a document of a row before them: what the copies checks count.
 COPIES = "_copies"
@@ -45,7 +46,7 @@ def _relevant_to(gains: str, k: int | None) -> str:
 
 def labelled_lists(rows: DataFrame, plan: ScoringPlan) -> DataFrame:
     """One row per (run, query) of `rows` (canonical columns: run_id, query_id, doc_id, relevance,
-    score; hash-partitioned by query_id): the columns of dcg.query_pairs that the NDCG measures
+    score; hash-partitioned by query_id): the columns of dcg.query_pairs that the plan's NDCG measures
     read (DCG and ideal DCG at each cutoff, the counts), and COPIES. Every row is retrieved and
     judged; the plan's order is by score (ties by doc_id descending, as a string)."""
     gain_name, score, doc = sql_name(c.GAIN), sql_name(c.SCORE), sql_name(c.DOC_ID)
@@ -72,7 +73,8 @@ def labelled_lists(rows: DataFrame, plan: ScoringPlan) -> DataFrame:
         F.expr(f"sort_array(transform({listed}, x -> x.{gain_name}), false)").alias(_IDEAL),
     )
     ranked, ideal, retrieved = sql_name(_RANKED), sql_name(_IDEAL), sql_name(c.NUM_RETRIEVED)
-    cutoffs = cutoff_ks(plan.ks, plan.uncut)
+    needs = formulas_of(plan).needs
+    cutoffs = sorted(needs.dcg_ks | needs.ideal_ks | needs.positive_ks, key=c.cutoff_order)
     per_cutoff = {}
     for k in cutoffs:
         per_cutoff[c.at_cutoff(c.DCG, k)] = _dcg_to(ranked, k)

@@ -1,24 +1,26 @@
-"""The one plan the scoring path reads: what it needs of the options and the measures asked for
-(their formulas built, and so what the pass must compute for them), made once per evaluation."""
+"""The one plan the scoring path reads: the measures to score and how (gains, order, trec_eval's
+-J, -M, -c and -l), made once per evaluation from the options. Engine-neutral: each engine builds
+its own pass from it (scoring.formulas for Spark, scoring.embedded for numpy)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ndcg_spark.measures import Measure
 from ndcg_spark.option_values import GainTable
 from ndcg_spark.options import GAIN_LINEAR, ORDER_BY_SCORE, Gain, Options, OrderBy
-from ndcg_spark.scoring.binary import Binary, binary_of
 
 
 @dataclass(frozen=True)
 class ScoringPlan:
-    """ks, uncut: NDCG's cutoffs and whether the uncut NDCG is reported. gain, gains: how a grade
-    gains. order_by: score (trec_eval's order) or the results' rank. judged_only, max_depth:
-    trec_eval -J and -M. complete: trec_eval -c. variant: Options.variant, the reports' column.
-    binary: the measures beside NDCG (None when NDCG alone)."""
+    """measures: every (measure, k) a (run, query) row is reported at, in that order (NDCG is one
+    of them, as any other). relevance_level: from which grade a document is relevant to the
+    measures of relevance (trec_eval -l). gain, gains: how a grade gains. order_by: score
+    (trec_eval's order) or the results' rank. judged_only, max_depth: trec_eval -J and -M.
+    complete: trec_eval -c. variant: Options.variant, the reports' column."""
 
-    ks: tuple[int, ...]
-    uncut: bool = True
+    measures: tuple[Measure, ...]
+    relevance_level: int = 1
     gain: Gain = GAIN_LINEAR
     gains: GainTable = ()
     order_by: OrderBy = ORDER_BY_SCORE
@@ -26,14 +28,19 @@ class ScoringPlan:
     max_depth: int | None = None
     complete: bool = False
     variant: str = ""
-    binary: Binary | None = None
+
+    @property
+    def by_gain(self) -> bool:
+        """Whether relevant at the level is gain > 0: level 1 and the gain's own values (whose
+        positive gains are exactly the grades >= 1; a custom table may give a grade >= 1 gain 0)."""
+        return self.relevance_level == 1 and not self.gains
 
     @classmethod
     def of(cls, options: Options) -> ScoringPlan:
-        """The plan of validated options (Options.validated: NDCG asked for by name is in ks)."""
+        """The plan of validated options."""
         return cls(
-            ks=options.ks,
-            uncut=options.uncut,
+            measures=options.scored_measures,
+            relevance_level=options.relevance_level,
             gain=options.gain,
             gains=options.gains,
             order_by=options.order_by,
@@ -41,5 +48,4 @@ class ScoringPlan:
             max_depth=options.max_depth,
             complete=options.complete,
             variant=options.variant,
-            binary=binary_of(options.measures, options.relevance_level, options.gains),
         )

@@ -181,7 +181,3 @@ def at_cutoff(value: str, position: str, k: int | None, name: str, cast: str | N
 
 
 BIGINT = "BIGINT"
-
-
-def cutoff_ks(ks: Sequence[int], uncut: bool) -> list[int | None]:
-    return [*ks, *([None] if uncut else [])]

@@ -16,9 +16,8 @@ from ndcg_spark.checks.inputs import JUDGMENTS, RESULTS, Source, canonical_input
 from ndcg_spark.evaluation import main_pass
 from ndcg_spark.job.inputs import read_inputs
 from ndcg_spark.job.settings import JOB, OPTIONS, build_config
-from ndcg_spark.measures import scored
+from ndcg_spark.measures import NDCG_CUT, Measure, scored
 from ndcg_spark.options import Options
-from ndcg_spark.scoring.binary import binary_of
 from ndcg_spark.scoring.plan import ScoringPlan
 from tests.plans import BROADCAST, EXCHANGE, MAIN_PASS_SORTS, REUSED, SORT, counts, drift
 from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
@@ -71,7 +70,7 @@ def test_main_pass_shuffles_each_input_once(
             },
         }
     )
-    pairs = main_pass(*read_inputs(spark, config), ScoringPlan(ks=config.options.ks, order_by=config.options.order_by)).pairs
+    pairs = main_pass(*read_inputs(spark, config), ScoringPlan.of(config.options)).pairs
     ranked_by = "rank#" if order_by == "rank" else "score#"
     plan = _plan(pairs)
     _assert_one_shuffle_per_input(plan)
@@ -93,7 +92,7 @@ def test_library_entry_point_shuffles_each_input_once(spark: SparkSession, stati
     options = Options(ks=(5, 10)).validated()
     # evaluate()'s own path: its frames checked as given (located=False), then the one pass
     judged, retrieved = canonical_inputs(Source(judgments, JUDGMENTS), [Source(results, RESULTS)], options, located=False)
-    _assert_one_shuffle_per_input(_plan(main_pass(judged, retrieved, ScoringPlan(ks=options.ks)).pairs))
+    _assert_one_shuffle_per_input(_plan(main_pass(judged, retrieved, ScoringPlan.of(options)).pairs))
 
 
 def test_variants_and_several_inputs_add_no_sort_and_no_shuffle(spark: SparkSession, static_plans: None, tmp_path: Path) -> None:
@@ -121,7 +120,7 @@ def test_variants_and_several_inputs_add_no_sort_and_no_shuffle(spark: SparkSess
         }
     )
     options = config.options
-    plan = ScoringPlan(ks=options.ks, gains=options.gains, judged_only=True, max_depth=3)
+    plan = ScoringPlan.of(options)
     pairs = main_pass(*read_inputs(spark, config), plan).pairs
     plan = _plan(pairs)
     _assert_one_shuffle_per_input(plan)
@@ -164,11 +163,9 @@ def test_every_measure_adds_no_sort_and_no_shuffle(
     assert len(scored(options.measures)) == (11 if asked == EVERY_MEASURE else 88)  # all_trec's text ones aside
 
     def plan(measures: tuple) -> str:
-        binary = binary_of(measures, options.relevance_level)
-        pairs = main_pass(
-            *read_inputs(spark, config), ScoringPlan(ks=options.ks, judged_only=judged_only, max_depth=50, binary=binary)
-        ).pairs
-        return _plan(pairs)
+        ndcg = tuple(Measure(NDCG_CUT, k) for k in options.ks)
+        scoring = ScoringPlan((*ndcg, *scored(measures)), options.relevance_level, judged_only=judged_only, max_depth=50)
+        return _plan(main_pass(*read_inputs(spark, config), scoring).pairs)
 
     every, ndcg_alone = plan(options.measures), plan(())
     _assert_one_shuffle_per_input(every)

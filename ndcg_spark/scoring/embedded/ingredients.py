@@ -1,5 +1,5 @@
 """The measures' ingredients as numpy arrays, one value per scored (run, query) pair: what
-scoring/binary.py's PassIngredients gives the Spark engine as columns, computed the same way
+scoring/formulas.py's PassIngredients gives the Spark engine as columns, computed the same way
 (sequential sums in rank order, Spark's log2 and rounding), so that each formula gives the same
 bits on both engines."""
 
@@ -15,7 +15,7 @@ from ndcg_spark.measures.strict_math import powers
 from ndcg_spark.measures.terms import Term, half_up
 from ndcg_spark.scoring.embedded.lists import Bools, Doubles, Ints, at_positions, discount, offsets, running
 
-_INFAP_EPSILON = 0.00001  # trec_eval's INFAP_EPSILON, as scoring/binary.py's
+_INFAP_EPSILON = 0.00001  # trec_eval's INFAP_EPSILON, as scoring/formulas.py's
 
 
 @dataclass(frozen=True)
@@ -170,8 +170,10 @@ class ArrayIngredients:
     def ideal_dcg(self, k: int | None) -> Doubles:
         return at_positions(self.ideal.cum_idcg, self.ideal.starts, self.ideal.lengths, k)
 
-    def relevant_by_gain(self, k: int | None) -> Ints:
-        """Retrieved documents of gain > 0 in the top k (NDCG's num_relevant_retrieved)."""
+    def positives(self) -> Ints:
+        return self.ideal.positive
+
+    def positives_retrieved(self, k: int | None) -> Ints:
         return self._at(self._running((self.ranked.gain > 0).astype(np.int64)), k).astype(np.int64)
 
     def judged_at(self, k: int | None) -> Doubles:

@@ -32,7 +32,6 @@ from ndcg_spark.scoring.embedded.lists import (
     running,
 )
 from ndcg_spark.scoring.plan import ScoringPlan
-from ndcg_spark.scoring.ranking import cutoff_ks
 
 PER_QUERY_SCHEMA = pa.schema(
     [
@@ -99,8 +98,7 @@ def score(judgments: pa.Table, results: pa.Table, plan: ScoringPlan) -> Scored:
     judgments, results = _coded(judgments, results)
     relevance = judgments[c.RELEVANCE].to_numpy(zero_copy_only=False).astype(np.float64)
     gain = gains_of(relevance, plan.gain, plan.gains)
-    level = plan.binary.level if plan.binary else 1
-    by_gain = plan.binary.by_gain if plan.binary else True
+    level, by_gain = plan.relevance_level, plan.by_gain
 
     judgment_of_result = _judgment_of(judgments, results)
     lists = ranked_lists(results, plan.order_by, plan.max_depth)
@@ -147,7 +145,7 @@ def score(judgments: pa.Table, results: pa.Table, plan: ScoringPlan) -> Scored:
         queries.max_grade[pair_query],
     )
     ingredients = ArrayIngredients(ranked, ideal_rows)
-    measures = _measures(plan)
+    measures = list(plan.measures)
     long = _long_rows(
         pair_run,
         ideal.keys[c.QUERY_ID].take(pa.array(pair_query)),
@@ -237,12 +235,6 @@ def _pairs(lists: Lists, ideal: Lists, complete: bool) -> tuple[Ints, np.ndarray
     return pair_list[order], run_names[pair_run[order]], pair_query[order]
 
 
-def _measures(plan: ScoringPlan) -> list[Measure]:
-    """The (measure, k) of each long row of a pair, in scoring.dcg.measured_rows' order."""
-    ndcg = [Measure(c.MEASURE_UNCUT if k is None else c.MEASURE_CUT, k) for k in cutoff_ks(plan.ks, plan.uncut)]
-    return [*ndcg, *(plan.binary.measures if plan.binary else ())]
-
-
 def _long_rows(
     runs: np.ndarray,
     queries: pa.Array,
@@ -254,22 +246,24 @@ def _long_rows(
     """A row per (pair, measure), pairs in (run, query) order, measures in measured_rows' order."""
     pairs = len(runs)
     columns: dict[str, list[np.ndarray]] = {name: [] for name in PER_QUERY_SCHEMA.names}
-    binary_total = ingredients.relevant()
     none = np.full(pairs, np.nan)
+
+    def each(term: object) -> np.ndarray:
+        return none if term is None else np.broadcast_to(np.asarray(term, dtype=np.float64), (pairs,))
+
     with np.errstate(all="ignore"):
         for measure in measures:
-            formula = declaration_of(measure).value
-            assert formula is not None, f"{measure.name} is not supported"
-            value = np.broadcast_to(np.asarray(formula(ingredients, measure), dtype=np.float64), (pairs,))
-            ndcg = measure.name in NDCG_MEASURES
+            declaration = declaration_of(measure)
+            assert declaration.value is not None, f"{measure.name} is not supported"
+            value = each(declaration.value(ingredients, measure))
+            details = declaration.details(ingredients, measure)
             columns[c.MEASURE].append(np.full(pairs, measure.reported, dtype=object))
             columns[c.K].append(np.full(pairs, -1 if measure.k is None else measure.k, dtype=np.int64))
-            columns[c.NDCG].append(value if ndcg else none)
-            columns[c.DCG].append(ingredients.dcg(measure.k) if ndcg else none)
-            columns[c.IDCG].append(ingredients.ideal_dcg(measure.k) if ndcg else none)
-            columns[c.NUM_RELEVANT].append(ingredients.ideal.positive if ndcg else binary_total)
-            retrieved = ingredients.relevant_by_gain(measure.k) if ndcg else ingredients.relevant_retrieved(measure.k)
-            columns[c.NUM_RELEVANT_RETRIEVED].append(retrieved)
+            columns[c.NDCG].append(value if measure.name in NDCG_MEASURES else none)
+            columns[c.DCG].append(each(details.dcg))
+            columns[c.IDCG].append(each(details.ideal_dcg))
+            columns[c.NUM_RELEVANT].append(each(details.relevant))
+            columns[c.NUM_RELEVANT_RETRIEVED].append(each(details.relevant_retrieved))
             columns[c.JUDGED_AT_K].append(ingredients.judged_at(measure.k))
             columns[c.VALUE].append(value)
     count = len(measures)

@@ -1,10 +1,12 @@
-"""The measures beside NDCG (the catalogue's), computed in the main pass's own windows.
+"""Every measure asked for (the catalogue's, NDCG as any other), computed in the main pass's own
+windows.
 
 A document is relevant when its grade is at least the relevance level (trec_eval -l). Each
 measure's formula (measures/catalogue.py) reads ingredients; `PassIngredients` gives each one as
 a column of the (run, query) row and records it, so that the pass computes exactly what the
 formulas read. An ingredient is a running count or sum over the ranked list read at a cutoff
-(relevant retrieved at k, judged non-relevant at k, discounted sums at the list's end), or an
+(DCG at k, relevant retrieved at k, judged non-relevant at k, discounted sums at the list's end),
+the ideal DCG at k from the ideal list's window, or an
 aggregate over the relevant rows (precision sums, the first relevant position, interpolated
 precision, infAP's and binG's terms). Those that need the query's R on each relevant row
 (Rprec, Rprec_mult, iprec_at_recall, bpref and its N) take it from a window over the judgments
@@ -15,17 +17,17 @@ ideal side's R.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
 from ndcg_spark.frames import indicator, sql_name
-from ndcg_spark.measures import NDCG_MEASURES, Measure, declaration_of, scored
+from ndcg_spark.measures import Measure, declaration_of
 from ndcg_spark.measures.terms import Sql, SqlList, Term, literal
-from ndcg_spark.option_values import GainTable
+from ndcg_spark.scoring.plan import ScoringPlan
 from ndcg_spark.scoring.ranking import BIGINT, CUM_RELEVANT, at_cutoff
 
 # Columns of the judgments and of the ranked rows. What a ranked row takes from its judgment
@@ -69,14 +71,15 @@ IDEAL_POSITIVES_TYPE = "ARRAY<STRUCT<pos: INT, idcg: DOUBLE, gain: DOUBLE, cost:
 _INFAP_EPSILON = 0.00001  # trec_eval's INFAP_EPSILON
 
 
-def _indexed(prefix: str, values: Sequence[float], value: float) -> str:
-    return f"{prefix}_{sorted(values).index(value)}"
-
-
 @dataclass
 class Needs:
-    """What the formulas read of the pass, recorded as they are built."""
+    """What the formulas read of the pass, recorded as they are built. level: some formula reads
+    relevance at the level (else gain > 0 serves, whatever the level)."""
 
+    level: bool = False
+    dcg_ks: set[int | None] = field(default_factory=set)
+    ideal_ks: set[int | None] = field(default_factory=set)
+    positive_ks: set[int | None] = field(default_factory=set)
     rel_ks: set[int | None] = field(default_factory=set)
     nonrel_ks: set[int | None] = field(default_factory=set)
     ap_ks: set[int | None] = field(default_factory=set)
@@ -95,11 +98,16 @@ class Needs:
 
 class PassIngredients:
     """The ingredients as columns of the (run, query) row (see measures.Ingredients), each one
-    recorded in `needs` when a formula reads it. `total`: the column holding R."""
+    recorded in `needs` when a formula reads it. by_gain: relevant at the level is gain > 0 (the
+    plan's by_gain), so the counts by gain serve."""
 
-    def __init__(self, total: str) -> None:
-        self.total = total
+    def __init__(self, by_gain: bool) -> None:
+        self.by_gain = by_gain
+        self.total = c.NUM_RELEVANT if by_gain else NUM_RELEVANT_LEVEL
         self.needs = Needs()
+
+    def _level(self) -> None:
+        self.needs.level = True
 
     @staticmethod
     def _count(name: str) -> Sql:
@@ -116,41 +124,60 @@ class PassIngredients:
         return self._count(c.NUM_RETRIEVED)
 
     def relevant(self) -> Sql:
+        self._level()
         return self._count(self.total)
 
     def relevant_retrieved(self, k: int | None) -> Sql:
+        if self.by_gain:
+            return self.positives_retrieved(k)
+        self._level()
         self.needs.rel_ks.add(k)
         return self._count(c.at_cutoff(REL_RET, k))
 
+    def positives(self) -> Sql:
+        return Sql(sql_name(c.NUM_RELEVANT))  # the ideal side's: set on every scored row
+
+    def positives_retrieved(self, k: int | None) -> Sql:
+        self.needs.positive_ks.add(k)
+        return self._count(c.at_cutoff(c.NUM_RELEVANT_RETRIEVED, k))
+
     def nonrelevant_retrieved(self, k: int | None) -> Sql:
+        self._level()
         self.needs.nonrel_ks.add(k)
         return self._count(c.at_cutoff(NONREL_RET, k))
 
     def precision_sum(self, k: int | None) -> Sql:
+        self._level()
         self.needs.ap_ks.add(k)
         return self._sum(c.at_cutoff(AP_SUM, k))
 
     def first_relevant(self) -> Sql:
+        self._level()
         self.needs.first_rel = True
         return Sql(sql_name(FIRST_REL))
 
     def relevant_within_multiple(self, multiple: float) -> Sql:
+        self._level()
         self.needs.multiples.add(multiple)
         return Sql(f"coalesce({sql_name(multiple_column(multiple))}, 0L)")
 
     def bpref_sum(self) -> Sql:
+        self._level()
         self.needs.bpref = True
         return self._sum(BPREF_SUM)
 
     def interpolated_precision(self, recall: float) -> Sql:
+        self._level()
         self.needs.recalls.add(recall)
         return Sql(sql_name(recall_column(recall)))
 
     def infap_sum(self) -> Sql:
+        self._level()
         self.needs.infap = True
         return self._sum(INFAP_SUM)
 
     def bing_sum(self) -> Sql:
+        self._level()
         self.needs.bing = True
         return self._sum(BING_SUM)
 
@@ -163,6 +190,7 @@ class PassIngredients:
         return Sql(sql_name(MAX_GRADE))
 
     def judged_discount_sum(self, persistence: float) -> Sql:
+        self._level()
         self.needs.judged_sums.add(persistence)
         self.needs.nonrel_ks.add(None)
         return self._sum(discount_column("_judged_sum", persistence))
@@ -185,9 +213,11 @@ class PassIngredients:
         return Sql(f"aggregate(filter({ranked}, r -> r.pos <= {literal(depth)}), 0.0D, (acc, r) -> greatest(acc, r.dcg))")
 
     def dcg(self, k: int | None) -> Sql:
+        self.needs.dcg_ks.add(k)
         return Sql(f"coalesce({sql_name(c.at_cutoff(c.DCG, k))}, 0.0D)")
 
     def ideal_dcg(self, k: int | None) -> Sql:
+        self.needs.ideal_ks.add(k)
         return Sql(sql_name(c.at_cutoff(c.IDCG, k)))
 
 
@@ -204,16 +234,17 @@ def discount_column(prefix: str, persistence: float) -> str:
 
 
 @dataclass(frozen=True)
-class Binary:
-    """The measures beside NDCG asked for and the grade from which a document is relevant, with
-    the SQL of each one's value and what the pass must compute for them. by_gain: relevant is
-    gain > 0 (level 1 and the gain's own values, whose positive gains are exactly the grades
-    >= 1), so the NDCG pass's own relevant counts serve."""
+class Formulas:
+    """The measures asked for, with the SQL of each one's value and of what its row reports
+    beside it (measures.Details), and what the pass must compute for them. level: the grade from
+    which a document is relevant. by_gain: relevant is gain > 0 (the plan's by_gain, or no
+    formula reads relevance at the level), so the running counts by gain serve."""
 
     measures: tuple[Measure, ...]
     level: int = 1
-    by_gain: bool = False
+    by_gain: bool = True
     values: tuple[str, ...] = ()
+    details: tuple[tuple[str, str, str, str], ...] = ()
     needs: Needs = field(default_factory=Needs)
 
     @property
@@ -222,16 +253,23 @@ class Binary:
         return CUM_RELEVANT if self.by_gain else CUM_REL
 
     @property
-    def total(self) -> str:
-        """The (run, query) row's column holding R."""
-        return c.NUM_RELEVANT if self.by_gain else NUM_RELEVANT_LEVEL
+    def ks(self) -> list[int]:
+        """The positions some cutoff of the ranked list reads: every measure's own k (its
+        judged@k), and those of the running values the formulas read."""
+        n = self.needs
+        asked = {measure.k for measure in self.measures} | n.rel_ks | n.nonrel_ks | n.dcg_ks | n.positive_ks
+        return sorted(k for k in asked if k is not None)
 
     @property
-    def ks(self) -> list[int]:
-        """The cutoffs whose running counts some measure reads (and every measure's own k, which
-        its num_relevant_retrieved reports)."""
-        asked = {measure.k for measure in self.measures} | self.needs.rel_ks | self.needs.nonrel_ks
-        return sorted(k for k in asked if k is not None)
+    def ideal_ks(self) -> list[int]:
+        """The positions of the ideal list some ideal DCG reads."""
+        return sorted(k for k in self.needs.ideal_ks if k is not None)
+
+    @property
+    def judged_ks(self) -> list[int | None]:
+        """The cutoffs judged@k is reported at: every measure's, and the whole list when one has
+        no cutoff."""
+        return sorted({measure.k for measure in self.measures}, key=c.cutoff_order)
 
     @property
     def ap_ks(self) -> list[int | None]:
@@ -259,6 +297,17 @@ class Binary:
         return bool(self.needs.grade_sums) or self.needs.graded_rows
 
     @property
+    def by_cutoff(self) -> list[tuple[str, str, list[int | None]]]:
+        """The running values read at cutoffs: (running column, reported column, cutoffs)."""
+        n = self.needs
+        return [
+            (c.CUM_DCG, c.DCG, sorted(n.dcg_ks, key=c.cutoff_order)),
+            (CUM_RELEVANT, c.NUM_RELEVANT_RETRIEVED, sorted(n.positive_ks, key=c.cutoff_order)),
+            (CUM_REL, REL_RET, [] if self.by_gain else sorted(n.rel_ks, key=c.cutoff_order)),
+            (CUM_NONREL, NONREL_RET, sorted(n.nonrel_ks, key=c.cutoff_order)),
+        ]
+
+    @property
     def classed(self) -> bool:
         """Whether the judgments carry CLASS: relevance is not the gain's, or non-relevant
         documents are counted."""
@@ -271,78 +320,78 @@ class Binary:
         return not self.by_gain or self.per_query or self.nonrelevant
 
 
-def relevance_columns(relevance: Column, binary: Binary) -> list[Column]:
+def relevance_columns(relevance: Column, formulas: Formulas) -> list[Column]:
     """A judgment's class at the level (CLASS), when relevance cannot be read from the gain or
     non-relevant documents are counted; and its grade, when rbp reads it."""
-    columns = [relevance.alias(GRADE)] if binary.graded or binary.needs.max_grade else []
-    if not binary.classed:
+    columns = [relevance.alias(GRADE)] if formulas.graded or formulas.needs.max_grade else []
+    if not formulas.classed:
         return columns
-    level = F.lit(binary.level)
+    level = F.lit(formulas.level)
     classed = F.when(relevance >= level, F.lit(RELEVANT_CLASS))
-    if binary.nonrelevant:
+    if formulas.nonrelevant:
         classed = classed.when(relevance >= 0, F.lit(NONRELEVANT_CLASS))
     return [*columns, classed.otherwise(F.lit(0)).alias(CLASS)]
 
 
-def _judgment_relevant(binary: Binary) -> str:
+def _judgment_relevant(formulas: Formulas) -> str:
     """SQL condition: the judgment is relevant at the level."""
-    return f"{sql_name(c.GAIN)} > 0" if binary.by_gain else f"{sql_name(CLASS)} = {RELEVANT_CLASS}"
+    return f"{sql_name(c.GAIN)} > 0" if formulas.by_gain else f"{sql_name(CLASS)} = {RELEVANT_CLASS}"
 
 
-def with_judgment(gains: DataFrame, binary: Binary) -> DataFrame:
+def with_judgment(gains: DataFrame, formulas: Formulas) -> DataFrame:
     """Each judgment with what a ranked row needs of it (JUDGMENT): when R is needed on the rows,
     its query's R and judged non-relevant count N, from a window per query that needs no sort of
     its own, since the copies check leaves the judgments in query order."""
-    if not binary.judgment:
+    if not formulas.judgment:
         return gains
-    relevant = F.expr(_judgment_relevant(binary))
+    relevant = F.expr(_judgment_relevant(formulas))
     nonrelevant = F.col(CLASS) == NONRELEVANT_CLASS
-    if not binary.per_query:
+    if not formulas.per_query:
         judgment = F.when(relevant, F.lit(1).cast("bigint"))
     else:
         per_query = Window.partitionBy(c.QUERY_ID)
         count_r = F.sum(indicator(relevant)).over(per_query)
-        count_n = F.sum(indicator(nonrelevant)).over(per_query) if binary.nonrelevant else F.lit(0)
+        count_n = F.sum(indicator(nonrelevant)).over(per_query) if formulas.nonrelevant else F.lit(0)
         judgment = F.when(relevant, F.shiftleft(count_r.cast("bigint"), _SHIFT).bitwiseOR(count_n.cast("bigint")))
-    if binary.nonrelevant:
+    if formulas.nonrelevant:
         judgment = judgment.when(nonrelevant, F.lit(NONRELEVANT_CLASS).cast("bigint"))
     return gains.withColumn(JUDGMENT, judgment.otherwise(F.lit(0).cast("bigint")))
 
 
-def joined_columns(binary: Binary) -> list[str]:
+def joined_columns(formulas: Formulas) -> list[str]:
     """The judgments' columns the ranked rows take from the join."""
-    return [*([JUDGMENT] if binary.judgment else []), *([GRADE] if binary.graded else [])]
+    return [*([JUDGMENT] if formulas.judgment else []), *([GRADE] if formulas.graded else [])]
 
 
-def labelled(binary: Binary) -> list[Column]:
+def labelled(formulas: Formulas) -> list[Column]:
     """The joined columns on a ranked row, right after the join: an unjudged document (NULL)
     is neither relevant nor judged non-relevant, and grades 0."""
-    judgment = [F.coalesce(F.col(JUDGMENT), F.lit(0).cast("bigint")).alias(JUDGMENT)] if binary.judgment else []
-    grade = [F.coalesce(F.col(GRADE).cast("double"), F.lit(0.0)).alias(GRADE)] if binary.graded else []
+    judgment = [F.coalesce(F.col(JUDGMENT), F.lit(0).cast("bigint")).alias(JUDGMENT)] if formulas.judgment else []
+    grade = [F.coalesce(F.col(GRADE).cast("double"), F.lit(0.0)).alias(GRADE)] if formulas.graded else []
     return [*judgment, *grade]
 
 
-def relevant_row(binary: Binary) -> str:
+def relevant_row(formulas: Formulas) -> str:
     """SQL condition: the ranked row is relevant at the level."""
-    return f"{sql_name(c.GAIN)} > 0" if binary.by_gain else f"{sql_name(JUDGMENT)} > 0"
+    return f"{sql_name(c.GAIN)} > 0" if formulas.by_gain else f"{sql_name(JUDGMENT)} > 0"
 
 
-def running_sums(binary: Binary, judged: str, position: str) -> dict[str, str]:
+def running_sums(formulas: Formulas, judged: str, position: str) -> dict[str, str]:
     """Running sums in rank order (SQL terms, 0 on the rows the pass drops before summing):
     relevant rows, judged non-relevant ones, judged ones graded below 0, and the discounted sums
     rbp and rbp_resid read at the list's end."""
-    sums = {} if binary.by_gain else {CUM_REL: _counted(relevant_row(binary))}
-    if binary.nonrelevant:
+    sums = {} if formulas.by_gain else {CUM_REL: _counted(relevant_row(formulas))}
+    if formulas.nonrelevant:
         sums[CUM_NONREL] = _counted(f"{sql_name(JUDGMENT)} < 0")
-    if binary.needs.infap:
+    if formulas.needs.infap:
         sums[CUM_NEGATIVE] = _counted(f"{sql_name(judged)} AND {sql_name(JUDGMENT)} = 0")
     pos = f"CAST({sql_name(position)} AS DOUBLE) - 1.0D"
-    for p in sorted(binary.needs.grade_sums):
+    for p in sorted(formulas.needs.grade_sums):
         grade = sql_name(GRADE)
         sums[discount_column("_grade_sum", p)] = f"CASE WHEN {grade} > 0 THEN {grade} * pow({p!r}D, {pos}) ELSE 0.0D END"
-    if binary.needs.positives:
+    if formulas.needs.positives:
         sums[CUM_GAIN] = f"CASE WHEN {sql_name(c.GAIN)} > 0 THEN {sql_name(c.GAIN)} ELSE 0.0D END"
-    for p in sorted(binary.needs.judged_sums):
+    for p in sorted(formulas.needs.judged_sums):
         sums[discount_column("_judged_sum", p)] = f"CASE WHEN {sql_name(JUDGMENT)} <> 0 THEN pow({p!r}D, {pos}) ELSE 0.0D END"
     return sums
 
@@ -351,26 +400,26 @@ def _counted(condition: str) -> str:
     return f"CASE WHEN {condition} THEN 1 ELSE 0 END"
 
 
-def kept_rows(binary: Binary) -> str | None:
+def kept_rows(formulas: Formulas) -> str | None:
     """The rows the aggregation reads beyond the cutoffs: each relevant row, when a measure reads
     it, and each row of gain > 0 when G, ndcg_rel or Rndcg walk them."""
-    kept = [relevant_row(binary)] if binary.per_row else []
-    if binary.needs.positives:
+    kept = [relevant_row(formulas)] if formulas.per_row else []
+    if formulas.needs.positives:
         kept.append(f"{sql_name(c.GAIN)} > 0")
-    if binary.needs.graded_rows:
+    if formulas.needs.graded_rows:
         kept.append(f"{sql_name(GRADE)} > 0")
     return " OR ".join(f"({condition})" for condition in kept) or None
 
 
-def ranked_columns(binary: Binary, judged: str, position: str) -> list[Column]:
+def ranked_columns(formulas: Formulas, judged: str, position: str) -> list[Column]:
     """What the aggregation reads of a ranked row beyond the NDCG's: whether it is relevant (from
     its gain, or its JUDGMENT, after the sort), its running sums, and JUDGMENT."""
     return [
-        F.expr(relevant_row(binary)).alias(RELEVANT),
-        *[F.col(name) for name in running_sums(binary, judged, position)],
-        *([F.col(JUDGMENT)] if binary.per_query else []),
-        *([F.col(c.GAIN)] if binary.needs.positives else []),
-        *([F.col(GRADE)] if binary.needs.graded_rows else []),
+        *([F.expr(relevant_row(formulas)).alias(RELEVANT)] if formulas.per_row else []),
+        *[F.col(name) for name in running_sums(formulas, judged, position)],
+        *([F.col(JUDGMENT)] if formulas.per_query else []),
+        *([F.col(c.GAIN)] if formulas.needs.positives else []),
+        *([F.col(GRADE)] if formulas.needs.graded_rows else []),
     ]
 
 
@@ -393,20 +442,21 @@ def _infap_term(pos: str, cum: str, nonrel: str, negative: str) -> str:
     return f"CASE WHEN {pos} = 1 THEN 1.0D ELSE 1.0D / {j} + (({j} - 1.0D) / {j}) * ({judged_above} / ({j} - 1.0D)) * {share} END"
 
 
-def ranked_aggregates(binary: Binary, position: str) -> list[Column]:
+def ranked_aggregates(formulas: Formulas, position: str) -> list[Column]:
     """Per (run, query), over its rows at the cutoffs and its relevant rows."""
-    n = binary.needs
-    pos, rel, cum = sql_name(position), sql_name(RELEVANT), sql_name(binary.cum_rel)
-    ks: list[int | None] = [*binary.ks, None]
-    aggregates = [at_cutoff(binary.cum_rel, position, k, c.at_cutoff(REL_RET, k), BIGINT) for k in ks]
-    if binary.nonrelevant:
-        aggregates += [at_cutoff(CUM_NONREL, position, k, c.at_cutoff(NONREL_RET, k), BIGINT) for k in ks]
+    n = formulas.needs
+    pos, rel, cum = sql_name(position), sql_name(RELEVANT), sql_name(formulas.cum_rel)
+    aggregates = [
+        at_cutoff(running, position, k, c.at_cutoff(reported, k), None if running == c.CUM_DCG else BIGINT)
+        for running, reported, ks in formulas.by_cutoff
+        for k in ks
+    ]
     for name in [discount_column("_grade_sum", p) for p in n.grade_sums] + [
         discount_column("_judged_sum", p) for p in n.judged_sums
     ]:
         aggregates.append(at_cutoff(name, position, None, name))
     precision = f"CAST({cum} AS DOUBLE) / CAST({pos} AS DOUBLE)"
-    for k in binary.ap_ks:
+    for k in formulas.ap_ks:
         within = "" if k is None else f" AND {pos} <= {k}"
         aggregates.append(F.expr(f"sum(CASE WHEN {rel}{within} THEN {precision} END) AS {sql_name(c.at_cutoff(AP_SUM, k))}"))
     if n.first_rel:
@@ -449,44 +499,42 @@ def ranked_aggregates(binary: Binary, position: str) -> list[Column]:
     return aggregates
 
 
-def ideal_sums(binary: Binary | None) -> dict[str, str]:
+def ideal_sums(formulas: Formulas) -> dict[str, str]:
     """Running sums over the ideal list: the cost G reads (the sum of max(gain, 1))."""
-    if binary is None or not binary.needs.positives:
+    if not formulas.needs.positives:
         return {}
     gain = sql_name(c.GAIN)
     return {CUM_COST: f"CASE WHEN {gain} > 0 THEN greatest({gain}, 1.0D) ELSE 0.0D END"}
 
 
-def ideal_kept(binary: Binary | None) -> str | None:
+def ideal_kept(formulas: Formulas) -> str | None:
     """The ideal rows the aggregation reads beyond the cutoffs: those of gain > 0, for G,
     ndcg_rel and Rndcg."""
-    return f"{sql_name(c.GAIN)} > 0" if binary is not None and binary.needs.positives else None
+    return f"{sql_name(c.GAIN)} > 0" if formulas.needs.positives else None
 
 
 _LEVEL_RELEVANT = "_level_relevant"
 _MAX_GRADE_WHOLE = "_max_grade_whole"
 
 
-def ideal_whole(binary: Binary | None) -> dict[str, str]:
+def ideal_whole(formulas: Formulas) -> dict[str, str]:
     """Over the whole ideal list, before rows of gain 0 leave it: R at the level (when relevance
     is not the gain's, whose NUM_RELEVANT is R), and the highest grade (rbp)."""
-    if binary is None:
-        return {}
-    whole = {} if binary.by_gain else {_LEVEL_RELEVANT: f"sum(CASE WHEN {_judgment_relevant(binary)} THEN 1 ELSE 0 END)"}
-    if binary.needs.max_grade:
+    whole = {} if formulas.by_gain else {_LEVEL_RELEVANT: f"sum(CASE WHEN {_judgment_relevant(formulas)} THEN 1 ELSE 0 END)"}
+    if formulas.needs.max_grade:
         whole[_MAX_GRADE_WHOLE] = f"max({sql_name(GRADE)})"
     return whole
 
 
-def ideal_aggregates(binary: Binary | None) -> list[Column]:
+def ideal_aggregates(formulas: Formulas) -> list[Column]:
     """Per judged query, what ideal_whole counted."""
-    whole = ideal_whole(binary)
+    whole = ideal_whole(formulas)
     aggregates = []
     if _LEVEL_RELEVANT in whole:
         aggregates.append(F.expr(f"CAST(max({sql_name(_LEVEL_RELEVANT)}) AS BIGINT) AS {sql_name(NUM_RELEVANT_LEVEL)}"))
     if _MAX_GRADE_WHOLE in whole:
         aggregates.append(F.expr(f"CAST(max({sql_name(_MAX_GRADE_WHOLE)}) AS DOUBLE) AS {sql_name(MAX_GRADE)}"))
-    if binary is not None and binary.needs.positives:
+    if formulas.needs.positives:
         gain, pos = sql_name(c.GAIN), sql_name(c.IDEAL_POSITION)
         idcg, cost = sql_name(c.CUM_IDCG), sql_name(CUM_COST)
         row = f"named_struct('pos', CAST({pos} AS INT), 'idcg', {idcg}, 'gain', {gain}, 'cost', {cost})"
@@ -494,10 +542,10 @@ def ideal_aggregates(binary: Binary | None) -> list[Column]:
     return aggregates
 
 
-def ideal_columns(binary: Binary | None) -> list[str]:
-    """The ideal side's columns of a (run, query) row for the binary measures."""
-    whole = ideal_whole(binary)
-    positives = [IDEAL_POSITIVES] if binary is not None and binary.needs.positives else []
+def ideal_columns(formulas: Formulas) -> list[str]:
+    """The ideal side's columns of a (run, query) row for the formulas measures."""
+    whole = ideal_whole(formulas)
+    positives = [IDEAL_POSITIVES] if formulas.needs.positives else []
     return [
         *([NUM_RELEVANT_LEVEL] if _LEVEL_RELEVANT in whole else []),
         *([MAX_GRADE] if _MAX_GRADE_WHOLE in whole else []),
@@ -505,32 +553,25 @@ def ideal_columns(binary: Binary | None) -> list[str]:
     ]
 
 
-def value(measure: Measure, binary: Binary) -> str:
-    """SQL text of the measure's value on a (run, query) row; a run lacking the query (scored
-    with complete) has NULL ranked columns, and scores as an empty list."""
-    return binary.values[binary.measures.index(measure)]
+@lru_cache(maxsize=64)
+def formulas_of(plan: ScoringPlan) -> Formulas:
+    """The plan's measures with their formulas built as SQL (and so what they need recorded):
+    built once per plan, however many steps of the pass read it."""
+    measures = plan.measures
+    ingredients = PassIngredients(plan.by_gain)
+    values, details = [], []
+    for measure in measures:
+        declaration = declaration_of(measure)
+        assert declaration.value is not None, f"{measure.name} is not supported"
+        values.append(str(declaration.value(ingredients, measure)))
+        row = declaration.details(ingredients, measure)
+        details.append((_text(row.dcg), _text(row.ideal_dcg), str(row.relevant), str(row.relevant_retrieved)))
+    by_gain = plan.by_gain or not ingredients.needs.level
+    return Formulas(measures, plan.relevance_level, by_gain, tuple(values), tuple(details), ingredients.needs)
 
 
-def relevant_retrieved(measure: Measure) -> str:
-    """SQL text of a row's num_relevant_retrieved: relevant documents in the top k (the whole
-    list for a measure without a cutoff)."""
-    return f"coalesce({sql_name(c.at_cutoff(REL_RET, measure.k))}, 0L)"
+NULL_DOUBLE = "CAST(NULL AS DOUBLE)"
 
 
-def binary_of(measures: Sequence[Measure], level: int, gains: GainTable = ()) -> Binary | None:
-    """The measures beside NDCG among `measures`, or None when there are none (NDCG alone), with
-    their formulas built (and so what they need recorded). gains: the custom gains (a grade >= 1
-    may gain 0 there, so relevance cannot be read from gains)."""
-    chosen = tuple(measure for measure in scored(measures) if measure.name not in NDCG_MEASURES)
-    if not chosen:
-        return None
-    by_gain = level == 1 and not gains
-    ingredients = PassIngredients(c.NUM_RELEVANT if by_gain else NUM_RELEVANT_LEVEL)
-    for measure in chosen:
-        ingredients.relevant_retrieved(measure.k)
-    values = []
-    for measure in chosen:
-        formula = declaration_of(measure).value
-        assert formula is not None, f"{measure.name} is not supported"
-        values.append(str(formula(ingredients, measure)))
-    return Binary(chosen, level, by_gain, tuple(values), ingredients.needs)
+def _text(term: Term | None) -> str:
+    return NULL_DOUBLE if term is None else str(term)
