@@ -11,20 +11,48 @@ spark-submit jobs/evaluate_ndcg.py) runs the whole job: read, check, score, comp
 
 from __future__ import annotations
 
-from ndcg_spark.api import compare, evaluate, gate, read_qrels, read_run
+import importlib
+from typing import TYPE_CHECKING
+
 from ndcg_spark.errors import ConfigError, InputError, NdcgSparkError
-from ndcg_spark.evaluation import Evaluation, RunCounts
-from ndcg_spark.gate.verdict import GateRow, Verdict
 from ndcg_spark.option_values import ColumnNames
-from ndcg_spark.publish.read_back import ReportNotReadable, published_dates, read_report
-from ndcg_spark.report.result import Report
 from ndcg_spark.version import package_version
 
 __version__ = package_version()
 
+if TYPE_CHECKING:  # what _LAZY loads, for type checkers and editors
+    from ndcg_spark.api import compare, evaluate, gate, read_qrels, read_run
+    from ndcg_spark.evaluation import Evaluation, RunCounts
+    from ndcg_spark.gate.verdict import GateRow, Verdict
+    from ndcg_spark.publish.read_back import ReportNotReadable, published_dates, read_report
+    from ndcg_spark.report.result import Report
+
+# Loaded on first use, so that what needs no Spark (the trec_eval command, an evaluation of pandas
+# or Arrow tables) starts without importing pyspark.
+_LAZY = {
+    "compare": "ndcg_spark.api",
+    "evaluate": "ndcg_spark.api",
+    "gate": "ndcg_spark.api",
+    "read_qrels": "ndcg_spark.api",
+    "read_run": "ndcg_spark.api",
+    "Evaluation": "ndcg_spark.evaluation",
+    "RunCounts": "ndcg_spark.evaluation",
+    "GateRow": "ndcg_spark.gate.verdict",
+    "Verdict": "ndcg_spark.gate.verdict",
+    "ReportNotReadable": "ndcg_spark.publish.read_back",
+    "published_dates": "ndcg_spark.publish.read_back",
+    "read_report": "ndcg_spark.publish.read_back",
+    "Report": "ndcg_spark.report.result",
+}
+
 
 def __getattr__(name: str) -> object:
-    """NdcgEvaluator on first use: pyspark.ml (and numpy) load only for those who tune models."""
+    """The library's names on first use; NdcgEvaluator too: pyspark.ml (and numpy) load only for
+    those who tune models."""
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
     if name == "NdcgEvaluator":
         try:
             from ndcg_spark.tuning import NdcgEvaluator

@@ -13,7 +13,8 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 
 from ndcg_spark import columns as c
-from ndcg_spark.checks.inputs import GIVEN, JUDGMENTS, RESULTS, Source, canonical_inputs, not_a_table, require_columns, table_kind
+from ndcg_spark.checks.inputs import GIVEN, JUDGMENTS, RESULTS, Source, canonical_inputs, require_columns
+from ndcg_spark.checks.kinds import not_a_table, table_kind
 from ndcg_spark.comparison.compare import compare as compare_rows
 from ndcg_spark.comparison.pairing import wide_values, with_value
 from ndcg_spark.comparison.resampling import start_python_workers
@@ -24,7 +25,8 @@ from ndcg_spark.evaluation import evaluate_checked
 from ndcg_spark.gate.against import Reference, judge
 from ndcg_spark.gate.rule import DEFAULT_ALPHA, GateSettings, bad_threshold
 from ndcg_spark.gate.verdict import Verdict
-from ndcg_spark.io.trec import QRELS, RUN, read_trec
+from ndcg_spark.io.trec import read_trec
+from ndcg_spark.io.trec_formats import QRELS, RUN
 from ndcg_spark.measures import report_order
 from ndcg_spark.option_values import ColumnNames
 from ndcg_spark.options import (

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import pyarrow as pa
+from pyspark.sql import Row
 
 from ndcg_spark import columns as c
 from ndcg_spark.checks.tables import checked
@@ -29,7 +30,8 @@ def evaluate_tables(judgments: object, results: object | Mapping[str, object], o
     inputs = checked(judgments, results, options)
     scored = score(inputs.judgments, inputs.results, ScoringPlan.of(options))
     summary = sorted(
-        summary_rows(scored.per_query, scored.measures, options.variant), key=lambda row: (row[c.RUN_ID], *measure_order(row))
+        (Row(**row) for row in summary_rows(scored.per_query, scored.measures, options.variant)),
+        key=lambda row: (row[c.RUN_ID], *measure_order(row)),
     )
     judged = scored.judged_queries
     runs = [

@@ -125,3 +125,31 @@ def binary_measures(path: str) -> dict[str, tuple[str, int | None]]:
             elif name in _CUT and k.isdigit():
                 found[measure] = (name, int(k))
     return found
+
+
+MEAS_PARAMS = [
+    "-q",
+    "-mndcg.1=3,2=9,4=4.5",
+    "-mndcg_cut.10,20,23.4",
+    "-m",
+    "iprec_at_recall..10,.20,.25,.75,.50",
+    "-m",
+    "P.5,7,3",
+    "-m",
+    "recall.20,2000",
+    "-m",
+    "Rprec_mult.5.0,0.2,0.35",
+    "-m",
+    "utility.2,-1,0,0",
+    "-m",
+    "11pt_avg..25,.5,.75",
+    "-m",
+    "success.2,5,20",
+]
+# trec_eval's test: expected output, and its arguments (files last).
+TREC_EVAL_COMMANDS = [
+    ("out.test.aq", ["-m", "all_trec", "-q"], "qrels.test", "results.test"),
+    ("out.test.aqc", ["-m", "all_trec", "-q", "-c"], "qrels.test", "results.trunc"),
+    ("out.test.aql", ["-m", "all_trec", "-q", "-mrelstring.20", "-l2"], "qrels.rel_level", "results.test"),
+    ("out.test.meas_params", MEAS_PARAMS, "qrels.test", "results.test"),
+]

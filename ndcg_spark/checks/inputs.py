@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import reduce
-from typing import Literal
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
+from ndcg_spark.checks.kinds import GIVEN, JUDGMENTS, MAX_EXPONENTIAL_RELEVANCE, RESULTS
 from ndcg_spark.errors import ConfigError, InputError
 from ndcg_spark.frames import sql_name
 from ndcg_spark.options import (
@@ -30,38 +30,12 @@ from ndcg_spark.options import (
 )
 from ndcg_spark.remedies import Remedy, Setting
 
-JUDGMENTS = "judgments"
-RESULTS = "results"
-# What a DataFrame of the Python API stands for in messages, where the job would name a path.
-GIVEN = "DataFrame"
 FILE = "_file"
 _FILE_PATH = "_metadata.file_path"
-
-# What evaluate() takes: Spark DataFrames, or tables the embedded engine reads (checks/tables.py).
-_TAKEN = "a Spark, pandas or Polars DataFrame, or an Arrow table"
-
-
-TableKind = Literal["pandas", "polars", "pyarrow"]
-_TABLE_MODULES: tuple[TableKind, ...] = ("pandas", "polars", "pyarrow")
-
-
-def table_kind(frame: object) -> TableKind | None:
-    """Which table of the embedded engine's this input is (a pandas or Polars DataFrame, an Arrow
-    table), told by its class's module (nothing imported to tell); None for any other object."""
-    module = type(frame).__module__.split(".")[0]
-    return next((kind for kind in _TABLE_MODULES if kind == module), None)
-
-
-def not_a_table(frame: object, label: str) -> ConfigError:
-    """The refusal of an input of another kind."""
-    return ConfigError(f"{label} must be {_TAKEN}, not {type(frame).__module__}.{type(frame).__qualname__}")
-
 
 # What a row check says of its rows, where a caller restates a refusal (the evaluator).
 ARE_NAN = "are NaN"
 
-# 2^rel overflows a double past 1023; far beyond any real grading scale.
-MAX_EXPONENTIAL_RELEVANCE = 1000
 
 _ID_TYPES = (T.StringType, T.IntegralType)
 _FRACTIONAL_TYPES = (T.FloatType, T.DoubleType, T.DecimalType)

@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 
 from ndcg_spark import columns as c
 from ndcg_spark.arrays import codes
-from ndcg_spark.checks.inputs import GIVEN, JUDGMENTS, MAX_EXPONENTIAL_RELEVANCE, RESULTS, not_a_table, table_kind
+from ndcg_spark.checks.kinds import GIVEN, JUDGMENTS, MAX_EXPONENTIAL_RELEVANCE, RESULTS, not_a_table, table_kind
 from ndcg_spark.errors import InputError
 from ndcg_spark.options import (
     GAIN_EXPONENTIAL,
@@ -53,21 +53,24 @@ class Checked:
     duplicate_results_dropped: int
 
 
-def checked(judgments: object, results: object | Mapping[str, object], options: Options) -> Checked:
-    """Both inputs as the Spark engine's checks see them; results may map run names to tables."""
+def checked(
+    judgments: object, results: object | Mapping[str, object], options: Options, where: tuple[str, str] = (GIVEN, GIVEN)
+) -> Checked:
+    """Both inputs as the Spark engine's checks see them; results may map run names to tables.
+    where: how messages name the judgments and the results (their paths, when read from files)."""
     sources: list[tuple[pa.Table, str | None]]
     if isinstance(results, Mapping):
         sources = [(as_arrow(frame, RESULTS), str(name)) for name, frame in results.items()]
     else:
         sources = [(as_arrow(results, RESULTS), None)]
-    judged, judgment_rows, judgments_dropped = _judgments(as_arrow(judgments, JUDGMENTS), options)
+    judged, judgment_rows, judgments_dropped = _judgments(as_arrow(judgments, JUDGMENTS), options, f"{JUDGMENTS} {where[0]}")
     tables, result_rows = [], 0
     for table, name in sources:
-        canonical, rows = _results(table, name, options)
+        canonical, rows = _results(table, name, options, where[1])
         tables.append(canonical)
         result_rows += rows
     _one_input_per_run(tables, [name for _, name in sources])
-    retrieved, results_dropped = _deduplicated_results(_concatenated(tables), options)
+    retrieved, results_dropped = _deduplicated_results(_concatenated(tables), options, f"{RESULTS} {where[1]}")
     return Checked(judged, retrieved, judgment_rows, result_rows, judgments_dropped, results_dropped)
 
 
@@ -96,7 +99,7 @@ def _require(table: pa.Table, label: str, names: Sequence[str], setting: str) ->
     missing = [name for name in names if name not in table.column_names]
     if missing:
         raise InputError(
-            f"{label} {GIVEN}: missing column(s) {', '.join(repr(m) for m in missing)} (found: {', '.join(table.column_names)})",
+            f"{label}: missing column(s) {', '.join(repr(m) for m in missing)} (found: {', '.join(table.column_names)})",
             naming=spelling(setting),
         )
 
@@ -104,7 +107,7 @@ def _require(table: pa.Table, label: str, names: Sequence[str], setting: str) ->
 def _refuse(label: str, column: str, bad: int, rows: int, problem: str) -> None:
     if bad:
         raise InputError(
-            f"{label} {GIVEN}: column '{column}': {bad} of {rows} rows {problem}",
+            f"{label}: column '{column}': {bad} of {rows} rows {problem}",
             column=column,
             problem=problem,
             bad=bad,
@@ -119,7 +122,7 @@ def _id(table: pa.Table, label: str, name: str) -> pa.ChunkedArray:
     if pa.types.is_large_string(column.type):  # pandas' and Polars' strings, in Arrow
         column = pc.cast(column, pa.string())
     if not (pa.types.is_string(column.type) or pa.types.is_integer(column.type)):
-        raise InputError(f"{label} {GIVEN}: column '{name}' has type {column.type}, expected string or integer")
+        raise InputError(f"{label}: column '{name}' has type {column.type}, expected string or integer")
     _refuse(label, name, column.null_count, len(table), "are null")
     return column
 
@@ -127,22 +130,23 @@ def _id(table: pa.Table, label: str, name: str) -> pa.ChunkedArray:
 def _number(table: pa.Table, label: str, name: str, expected: str) -> np.ndarray:
     column = table[name]
     if not (pa.types.is_integer(column.type) or pa.types.is_floating(column.type) or pa.types.is_decimal(column.type)):
-        raise InputError(f"{label} {GIVEN}: column '{name}' has type {column.type}, expected {expected}")
+        raise InputError(f"{label}: column '{name}' has type {column.type}, expected {expected}")
     _refuse(label, name, column.null_count, len(table), "are null")
     return pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False)
 
 
-def _judgments(table: pa.Table, options: Options) -> tuple[pa.Table, int, int]:
+def _judgments(table: pa.Table, options: Options, label: str) -> tuple[pa.Table, int, int]:
+    """label: how messages name the judgments ("judgments DataFrame", "judgments PATH")."""
     names = options.judgment_names
-    _require(table, JUDGMENTS, [names.query_id, names.doc_id, names.relevance], "judgments_columns")
+    _require(table, label, [names.query_id, names.doc_id, names.relevance], "judgments_columns")
     rows = len(table)
     if rows == 0:
-        raise InputError(f"{JUDGMENTS} {GIVEN}: no rows")
-    query, doc = _id(table, JUDGMENTS, names.query_id), _id(table, JUDGMENTS, names.doc_id)
-    relevance = _number(table, JUDGMENTS, names.relevance, "integer")
-    _refuse(JUDGMENTS, names.relevance, int(np.isnan(relevance).sum()), rows, "are NaN")
+        raise InputError(f"{label}: no rows")
+    query, doc = _id(table, label, names.query_id), _id(table, label, names.doc_id)
+    relevance = _number(table, label, names.relevance, "integer")
+    _refuse(label, names.relevance, int(np.isnan(relevance).sum()), rows, "are NaN")
     _refuse(
-        JUDGMENTS,
+        label,
         names.relevance,
         int((relevance != np.floor(relevance)).sum() - np.isnan(relevance).sum()),
         rows,
@@ -151,7 +155,7 @@ def _judgments(table: pa.Table, options: Options) -> tuple[pa.Table, int, int]:
     if options.gain == GAIN_EXPONENTIAL:
         too_large = int((relevance > MAX_EXPONENTIAL_RELEVANCE).sum())
         _refuse(
-            JUDGMENTS,
+            label,
             names.relevance,
             too_large,
             rows,
@@ -164,40 +168,40 @@ def _judgments(table: pa.Table, options: Options) -> tuple[pa.Table, int, int]:
         return canonical, rows, 0
     if options.duplicate_judgments != ON_DUPLICATE_JUDGMENT_KEEP_MAX:
         raise InputError(
-            f"{JUDGMENTS} {GIVEN}: columns '{names.query_id}', '{names.doc_id}': {copies.keys} (query, doc) pairs are judged"
+            f"{label}: columns '{names.query_id}', '{names.doc_id}': {copies.keys} (query, doc) pairs are judged"
             f" more than once ({copies.extra} extra rows); trec_eval refuses this",
             remedy=Remedy(spelling("duplicate_judgments"), ON_DUPLICATE_JUDGMENT_KEEP_MAX, "to keep the highest grade"),
         )
     return canonical.take(pa.array(_first_of_each(keys, [-relevance]))), rows, copies.extra
 
 
-def _results(table: pa.Table, name: str | None, options: Options) -> tuple[pa.Table, int]:
+def _results(table: pa.Table, name: str | None, options: Options, where: str) -> tuple[pa.Table, int]:
     names = options.result_names
     required = [names.query_id, names.doc_id, names.score, *([names.rank] if options.order_by == ORDER_BY_RANK else [])]
-    label = RESULTS if name is None else f"{RESULTS} {name}"
-    _require(table, RESULTS, required, "results_columns")
+    label, named = f"{RESULTS} {where}", f"{RESULTS} {where}" if name is None else f"{RESULTS} {name} {where}"
+    _require(table, label, required, "results_columns")
     rows = len(table)
     if rows == 0:
-        raise InputError(f"{RESULTS} {GIVEN}: no rows")
-    query, doc = _id(table, label, names.query_id), _id(table, label, names.doc_id)
-    score = _number(table, RESULTS, names.score, "a number (double)")
-    _refuse(RESULTS, names.score, int(np.isnan(score).sum()), rows, "are NaN")
-    _refuse(RESULTS, names.score, int(np.isinf(score).sum()), rows, "are infinite")
+        raise InputError(f"{label}: no rows")
+    query, doc = _id(table, named, names.query_id), _id(table, named, names.doc_id)
+    score = _number(table, label, names.score, "a number (double)")
+    _refuse(label, names.score, int(np.isnan(score).sum()), rows, "are NaN")
+    _refuse(label, names.score, int(np.isinf(score).sum()), rows, "are infinite")
     if names.run_id in table.column_names:
-        run = pc.cast(_id(table, RESULTS, names.run_id), pa.string())  # run names are text in every report
+        run = pc.cast(_id(table, label, names.run_id), pa.string())  # run names are text in every report
     else:
         run = pa.chunked_array([pa.array([name or options.run_id] * rows, pa.string())])
     columns: dict[str, Any] = {c.RUN_ID: run, c.QUERY_ID: query, c.DOC_ID: doc, c.SCORE: score}
     if options.order_by == ORDER_BY_RANK:
         rank = table[names.rank]
         if not pa.types.is_integer(rank.type):
-            raise InputError(f"{RESULTS} {GIVEN}: column '{names.rank}' has type {rank.type}, expected integer")
-        _refuse(RESULTS, names.rank, rank.null_count, rows, "are null")
+            raise InputError(f"{label}: column '{names.rank}' has type {rank.type}, expected integer")
+        _refuse(label, names.rank, rank.null_count, rows, "are null")
         columns[c.RANK] = pc.cast(rank, pa.int64())
     return pa.table(columns), rows
 
 
-def _deduplicated_results(table: pa.Table, options: Options) -> tuple[pa.Table, int]:
+def _deduplicated_results(table: pa.Table, options: Options, label: str) -> tuple[pa.Table, int]:
     """Copies of a document in one (run, query) list: refused, or the best-ranked kept."""
     names = options.result_names
     keys = _keys([codes(table[c.RUN_ID]), codes(table[c.QUERY_ID]), codes(table[c.DOC_ID])])
@@ -206,7 +210,7 @@ def _deduplicated_results(table: pa.Table, options: Options) -> tuple[pa.Table, 
         return table, 0
     if options.duplicate_results != ON_DUPLICATE_RESULT_KEEP_BEST:
         raise InputError(
-            f"{RESULTS} {GIVEN}: columns '{names.query_id}', '{names.doc_id}': {copies.keys} documents are retrieved more"
+            f"{label}: columns '{names.query_id}', '{names.doc_id}': {copies.keys} documents are retrieved more"
             f" than once for the same query and run ({copies.extra} extra rows); trec_eval refuses this",
             remedy=Remedy(spelling("duplicate_results"), ON_DUPLICATE_RESULT_KEEP_BEST, "to keep the best-scored copy"),
         )

@@ -24,7 +24,7 @@ from ndcg_spark.comparison.stats import holm, paired_t
 from ndcg_spark.errors import ConfigError
 from ndcg_spark.options import RESAMPLING_ROWS, spelling
 from ndcg_spark.remedies import Remedy
-from ndcg_spark.scoring.summary import FRACTION_BITS, mean_of_some, mean_of_total
+from ndcg_spark.scoring.exact_sums import FRACTION_BITS, mean_of_some, mean_of_total
 
 _UNIT = 2**FRACTION_BITS  # an exact sum counts in units of 1 / _UNIT
 _MISSING_MODULE = re.compile(r"ModuleNotFoundError: No module named '([^']+)'")

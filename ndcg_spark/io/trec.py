@@ -9,14 +9,13 @@ formats apart; a line that does not parse is refused up front, naming its file a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
 from ndcg_spark.errors import InputError, first_line
+from ndcg_spark.io.trec_formats import LINE, QRELS, LineFormat, malformed_message
 from ndcg_spark.option_values import ColumnNames
 
 VALUE = "value"  # the column Spark's text source reads a line into
@@ -24,21 +23,6 @@ _FIELDS = "_fields"
 _FILE_PATH = "_metadata.file_path"
 _BLOCK_START = "_metadata.file_block_start"
 _LINE_INDEX_BITS = (1 << 33) - 1  # monotonically_increasing_id: row index within its partition
-_SHOWN_CHARS = 120
-LINE = "line"
-
-
-@dataclass(frozen=True)
-class LineFormat:
-    """One of trec_eval's line formats: how many fields, and which hold numbers."""
-
-    description: str
-    fields: int
-    extra_fields_ignored: bool
-
-
-QRELS = LineFormat("query_id 0 doc_id relevance", 4, extra_fields_ignored=False)
-RUN = LineFormat("query_id Q0 doc_id rank score run_id", 6, extra_fields_ignored=True)
 
 
 def _field(index: int) -> Column:
@@ -111,12 +95,7 @@ def _malformed_message(spark: SparkSession, path: str, label: str, line_format: 
         .collect()[0]
     )
     number, text = _first_bad_line(spark, first["file"], first["start"], line_format)
-    shown = text if len(text) <= _SHOWN_CHARS else text[:_SHOWN_CHARS] + "..."
-    return (
-        f"{label} {path}: {count} malformed line{'s' if count != 1 else ''}, first at line {number}"
-        f" of {first['file']}: expected '{line_format.description}'"
-        f"{' (extra fields ignored)' if line_format.extra_fields_ignored else ''}, got {shown!r}"
-    )
+    return malformed_message(path, label, line_format, count, number, first["file"], text)
 
 
 def _first_bad_line(spark: SparkSession, file: str, start: int, line_format: LineFormat) -> tuple[int, str]:

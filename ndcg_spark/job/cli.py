@@ -8,16 +8,16 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ndcg_spark import progress
 from ndcg_spark.errors import EXIT_FAILURE, EXIT_OK, EXIT_QUALITY_DROPPED, ConfigError, NdcgSparkError, first_line
 from ndcg_spark.job import trec_eval_command
-from ndcg_spark.job.command_line import parse_args
-from ndcg_spark.job.run import repair, run
-from ndcg_spark.job.session import progress_bar
 from ndcg_spark.progress import LOG_TEXT
 from ndcg_spark.remedies import VOICE_JOB
-from ndcg_spark.report.data import Renderer
+
+if TYPE_CHECKING:
+    from ndcg_spark.report.data import Renderer
 
 log = logging.getLogger(progress.LOGGER)
 
@@ -56,19 +56,7 @@ def main(argv: Sequence[str]) -> int:
         if argv[:1] == [trec_eval_command.COMMAND]:
             trec_eval_command.main(argv[1:])
             return EXIT_OK
-        config = parse_args(argv)
-        with progress.configured(config.log_format) as chosen:
-            interactive = progress_bar(chosen == LOG_TEXT, sys.stderr)
-            if config.mlflow_experiment is not None:
-                require_mlflow()
-            if config.repair:
-                repair(config, interactive)
-            else:
-                verdict = run(config, interactive, html_report() if config.html_report else None)
-                if verdict is not None and not verdict.passed:
-                    failed = ", ".join(f"{row.run_id} {row.label} against {row.reference_in_words}" for row in verdict.failed)
-                    print(f"ndcg-spark: quality dropped (the report is published): {failed}", file=sys.stderr)
-                    return EXIT_QUALITY_DROPPED
+        return _job(argv)
     except SystemExit as usage:  # argparse has already printed its message
         return int(usage.code or 0)
     except NdcgSparkError as error:
@@ -78,6 +66,27 @@ def main(argv: Sequence[str]) -> int:
         log.debug("job failed", exc_info=True)
         print(f"ndcg-spark: failed: {one_line(error)}", file=sys.stderr)
         return EXIT_FAILURE
+
+
+def _job(argv: Sequence[str]) -> int:
+    """The job: its modules (and pyspark) load here, not for the trec_eval command."""
+    from ndcg_spark.job.command_line import parse_args
+    from ndcg_spark.job.run import repair, run
+    from ndcg_spark.job.session import progress_bar
+
+    config = parse_args(argv)
+    with progress.configured(config.log_format) as chosen:
+        interactive = progress_bar(chosen == LOG_TEXT, sys.stderr)
+        if config.mlflow_experiment is not None:
+            require_mlflow()
+        if config.repair:
+            repair(config, interactive)
+            return EXIT_OK
+        verdict = run(config, interactive, html_report() if config.html_report else None)
+    if verdict is not None and not verdict.passed:
+        failed = ", ".join(f"{row.run_id} {row.label} against {row.reference_in_words}" for row in verdict.failed)
+        print(f"ndcg-spark: quality dropped (the report is published): {failed}", file=sys.stderr)
+        return EXIT_QUALITY_DROPPED
     return EXIT_OK
 
 

@@ -22,7 +22,8 @@ from pyspark.sql import functions as F
 from ndcg_spark import columns as c
 from ndcg_spark.errors import EXIT_FAILURE, EXIT_OK, InputError, NdcgSparkError, first_line
 from ndcg_spark.io.parquet import read_parquet
-from ndcg_spark.io.trec import QRELS, RUN, qrels_lines, read_trec, run_lines
+from ndcg_spark.io.trec import qrels_lines, read_trec, run_lines
+from ndcg_spark.io.trec_formats import QRELS, RUN
 from ndcg_spark.option_values import ColumnNames
 from ndcg_spark.options import ORDER_BY_SCORE
 from ndcg_spark.scoring.ranking import TIE_BREAK, ranking_order, window, with_tie_break

@@ -7,7 +7,8 @@ from pyspark.sql import DataFrame, SparkSession
 from ndcg_spark.checks.inputs import JUDGMENTS, RESULTS, Input, Source, canonical_inputs
 from ndcg_spark.errors import ConfigError
 from ndcg_spark.io.parquet import NotParquetError, read_parquet
-from ndcg_spark.io.trec import QRELS, RUN, LineFormat, read_trec
+from ndcg_spark.io.trec import read_trec
+from ndcg_spark.io.trec_formats import QRELS, RUN, LineFormat
 from ndcg_spark.job.settings import FORMAT_TREC, JobConfig
 from ndcg_spark.scoring.slices import QUERY_METADATA, SliceSource, slice_source
 

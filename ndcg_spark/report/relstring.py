@@ -10,10 +10,9 @@ from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
 from ndcg_spark.options import ORDER_BY_SCORE
+from ndcg_spark.report.trec_eval_lines import RELSTRING, RELSTRING_LENGTH
 from ndcg_spark.scoring.ranking import ranking_order, window, with_tie_break
 
-RELSTRING = "relstring"
-DEFAULT_LENGTH = 10
 _ORDINAL = "_ordinal"
 _POSITION = "_position"
 _CHARACTER = "_character"
@@ -31,7 +30,7 @@ def relstrings(
     judgments: DataFrame,
     results: DataFrame,
     pairs: DataFrame,
-    length: int = DEFAULT_LENGTH,
+    length: int = RELSTRING_LENGTH,
     *,
     judged_only: bool = False,
     max_depth: int | None = None,

@@ -6,7 +6,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
-from ndcg_spark.io.trec import LINE
+from ndcg_spark.io.trec_formats import LINE
 from ndcg_spark.measures import catalogue
 
 # trec_eval -q prints each value with this format: measure padded to 22, then tabs.

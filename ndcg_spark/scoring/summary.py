@@ -14,6 +14,7 @@ from ndcg_spark import columns as c
 from ndcg_spark.frames import indicator, sql_name
 from ndcg_spark.measures import GEOMETRIC, MIN_GEO_MEAN, NDCG_MEASURES, SUM, bounded, catalogue, combine_of
 from ndcg_spark.scoring.dcg import MeasuredRow, is_judged, is_retrieved, judged_column, value_column
+from ndcg_spark.scoring.exact_sums import FRACTION_BITS, LOG_SCALE, PART_BITS, PARTS, mean_of_some, mean_of_total
 from ndcg_spark.scoring.ranking import FIRST_INPUT, LAST_INPUT
 
 SUMMARY_COLUMNS = (c.RUN_ID, c.MEASURE, c.K, c.NDCG, c.NUM_QUERIES, c.JUDGED_AT_K, c.VARIANT, c.VALUE)
@@ -26,9 +27,6 @@ SUMMARY_COLUMNS = (c.RUN_ID, c.MEASURE, c.K, c.NDCG, c.NUM_QUERIES, c.JUDGED_AT_
 # overflows, which Spark's ANSI mode (on by default) makes an error. DECIMAL(38, 24) sums cost
 # about as much for a few means and more for many; three 30-bit parts cost more for a few
 # (docs/performance.md).
-PART_BITS = 31
-_PARTS = 2
-FRACTION_BITS = PART_BITS * _PARTS
 _SCALE = f"{float(2**PART_BITS)!r}D"
 
 
@@ -37,7 +35,7 @@ def _parts(value: str) -> list[str]:
     part of the remainder scaled by 2^PART_BITS (both steps exact in doubles)."""
     parts = []
     rest = f"CAST({value} AS DOUBLE)"
-    for _ in range(_PARTS):
+    for _ in range(PARTS):
         scaled = f"({rest}) * {_SCALE}"
         parts.append(f"CAST({scaled} AS BIGINT)")
         rest = f"{scaled} - CAST(CAST({scaled} AS BIGINT) AS DOUBLE)"
@@ -73,7 +71,7 @@ def _mean_text(value: str) -> str:
 
 def _part_names(name: str) -> list[str]:
     """The columns part_sums names for column `name`: its count, then its parts' sums."""
-    return [f"{name}__n", *[f"{name}__{i}" for i in range(_PARTS)]]
+    return [f"{name}__n", *[f"{name}__{i}" for i in range(PARTS)]]
 
 
 def part_sums(name: str, value: str | None = None, *, counted: bool = True) -> list[Column]:
@@ -102,11 +100,6 @@ def total_of(row: Row | Mapping[str, Any], name: str) -> int:
     return total
 
 
-# How the summary reads a measure that is not a plain mean of values in [-1, 1] (the
-# declaration's combine and bounded): geometric means sum ln(max(value, MIN_GEO_MEAN)) / 16, in
-# [-0.72, 0], exactly; sums and unbounded means (utility) sum DECIMAL(38, 18), exact and
-# independent of order as the integer parts are.
-LOG_SCALE = 16.0
 _DECIMAL = "DECIMAL(38, 18)"
 
 
@@ -115,17 +108,6 @@ def mean_of(row: Row, name: str) -> float | None:
     together as one integer, rounded once to a double, divided by 2^FRACTION_BITS (exactly),
     then by the count."""
     return mean_of_total(total_of(row, name), row[_part_names(name)[0]])
-
-
-def mean_of_total(total: int, count: int) -> float | None:
-    """The mean of `count` values from their exact sum (an integer in units of
-    2^-FRACTION_BITS), as exact_mean computes it; None for no values."""
-    return mean_of_some(total, count) if count else None
-
-
-def mean_of_some(total: int, count: int) -> float:
-    """mean_of_total where there are values (count > 0)."""
-    return float(total) / float(2**FRACTION_BITS) / float(count)
 
 
 SUMMARY_KEYS = (c.RUN_ID, c.MEASURE, c.K, c.VARIANT)

@@ -1,6 +1,8 @@
-"""ndcg-spark trec_eval: trec_eval's command line, its printed lines. Run with the commands of
-trec_eval's own test, its output equals each of the four expected files line for line; the flags
-it does not take are refused by name, before Spark starts."""
+"""ndcg-spark trec_eval --engine spark: trec_eval's command line, its printed lines on the Spark
+engine. Run with the commands of trec_eval's own test, its output equals each of the four expected
+files line for line, and the embedded engine's lines on the variants those files do not cover; the
+flags it does not take are refused by name, before Spark starts. (tests/unit/test_trec_eval_local.py
+runs the same files on the embedded engine, the command's default.)"""
 
 from __future__ import annotations
 
@@ -12,34 +14,10 @@ from pyspark.sql import SparkSession
 
 from ndcg_spark.errors import EXIT_USAGE, ConfigError
 from ndcg_spark.job.cli import main
-from ndcg_spark.job.trec_eval_command import parse, run
-
-MEAS_PARAMS = [
-    "-q",
-    "-mndcg.1=3,2=9,4=4.5",
-    "-mndcg_cut.10,20,23.4",
-    "-m",
-    "iprec_at_recall..10,.20,.25,.75,.50",
-    "-m",
-    "P.5,7,3",
-    "-m",
-    "recall.20,2000",
-    "-m",
-    "Rprec_mult.5.0,0.2,0.35",
-    "-m",
-    "utility.2,-1,0,0",
-    "-m",
-    "11pt_avg..25,.5,.75",
-    "-m",
-    "success.2,5,20",
-]
-# trec_eval's test: expected output, and its arguments (files last).
-CASES = [
-    ("out.test.aq", ["-m", "all_trec", "-q"], "qrels.test", "results.test"),
-    ("out.test.aqc", ["-m", "all_trec", "-q", "-c"], "qrels.test", "results.trunc"),
-    ("out.test.aql", ["-m", "all_trec", "-q", "-mrelstring.20", "-l2"], "qrels.rel_level", "results.test"),
-    ("out.test.meas_params", MEAS_PARAMS, "qrels.test", "results.test"),
-]
+from ndcg_spark.job.trec_eval_args import parse
+from ndcg_spark.job.trec_eval_local import local_lines
+from ndcg_spark.job.trec_eval_spark import run
+from tests.trec_text import TREC_EVAL_COMMANDS as CASES
 
 
 @pytest.mark.parametrize(("expected", "flags", "qrels", "results"), CASES, ids=[case[0] for case in CASES])
@@ -96,3 +74,20 @@ def test_text_alone(spark: SparkSession, conformance_dir: str) -> None:
         "relstring             \t303\t'0000000000'",
         "runid                 \tall\tSTANDARD",
     ]
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ["-q", "-c", "-J", "-M", "40", "-l", "2", "-m", "all_trec"],
+        ["-q", "-J", "-m", "all_trec", "-m", "relstring.5", "-mndcg.1=2,2=7"],
+        ["-q", "-n", "-M", "5", "-m", "official"],
+    ],
+    ids=["complete-judged-depth-level", "judged-relstring-gains", "depth-queries-only"],
+)
+def test_both_engines_print_the_same_bytes(spark: SparkSession, conformance_dir: str, flags: list[str]) -> None:
+    files = [os.path.join(conformance_dir, name) for name in ("qrels.rel_level", "results.trunc")]
+    args = parse([*flags, *files])
+    local = local_lines(args)
+    assert len(local) > 50
+    assert run(spark, args) == local

@@ -11,7 +11,8 @@ from fractions import Fraction
 from pyspark.sql import SparkSession
 
 from ndcg_spark.comparison.compare import _mean, _variance
-from ndcg_spark.scoring.summary import FRACTION_BITS, exact_mean, exact_sum, mean_of, part_sums
+from ndcg_spark.scoring.exact_sums import FRACTION_BITS
+from ndcg_spark.scoring.summary import exact_mean, exact_sum, mean_of, part_sums
 from tests.conftest import rows_frame
 
 _UNIT = 2**FRACTION_BITS

@@ -53,7 +53,7 @@ PER_QUERY_SCHEMA = pa.schema(
 )
 
 
-def _coded(judgments: pa.Table, results: pa.Table) -> tuple[pa.Table, pa.Table]:
+def coded(judgments: pa.Table, results: pa.Table) -> tuple[pa.Table, pa.Table]:
     """Both inputs with their ids' codes: query and doc ids in one code space for both."""
     judged_query, retrieved_query = shared_codes(judgments[c.QUERY_ID], results[c.QUERY_ID])
     judged_doc, retrieved_doc = shared_codes(judgments[c.DOC_ID], results[c.DOC_ID])
@@ -66,7 +66,7 @@ def _coded(judgments: pa.Table, results: pa.Table) -> tuple[pa.Table, pa.Table]:
     return judgments, results
 
 
-def _judgment_of(judgments: pa.Table, results: pa.Table) -> Ints:
+def judgment_of(judgments: pa.Table, results: pa.Table) -> Ints:
     """Each result's judgment (its index among the judgments), -1 where unjudged."""
     columns = [table[name].to_numpy(zero_copy_only=False) for table in (judgments, results) for name in (QUERY_CODE, DOC_CODE)]
     judged_query, judged_doc, retrieved_query, retrieved_doc = columns
@@ -95,12 +95,12 @@ def per_query(judgments: pa.Table, results: pa.Table, plan: ScoringPlan) -> pa.T
 def score(judgments: pa.Table, results: pa.Table, plan: ScoringPlan) -> Scored:
     """The embedded pass over checked inputs: judgments with query_id, doc_id and relevance,
     results with run_id, query_id, doc_id and score (and rank), no duplicates."""
-    judgments, results = _coded(judgments, results)
+    judgments, results = coded(judgments, results)
     relevance = judgments[c.RELEVANCE].to_numpy(zero_copy_only=False).astype(np.float64)
     gain = gains_of(relevance, plan.gain, plan.gains)
     level, by_gain = plan.relevance_level, plan.by_gain
 
-    judgment_of_result = _judgment_of(judgments, results)
+    judgment_of_result = judgment_of(judgments, results)
     lists = ranked_lists(results, plan.order_by, plan.max_depth)
     judgment = judgment_of_result[lists.source]
     if plan.judged_only:

@@ -8,16 +8,16 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
-from pyspark.sql import Row
 
 from ndcg_spark import columns as c
 from ndcg_spark.measures import GEOMETRIC, MIN_GEO_MEAN, NDCG_MEASURES, SUM, Measure, bounded, combine_of
 from ndcg_spark.measures.strict_math import log
-from ndcg_spark.scoring.summary import LOG_SCALE, PART_BITS, mean_of_some, mean_of_total
+from ndcg_spark.scoring.exact_sums import LOG_SCALE, PART_BITS, mean_of_some, mean_of_total
 
 _SCALE = float(2**PART_BITS)
 _DECIMAL_PLACES = Decimal("1e-18")  # DECIMAL(38, 18), the Spark engine's exact sums
@@ -52,9 +52,10 @@ def combined(values: npt.NDArray[np.float64], measure: str) -> float | None:
     return mean_of_total(exact_total(values), count)
 
 
-def summary_rows(per_query: pa.Table, measures: Sequence[Measure], variant: str) -> list[Row]:
-    """The summary's rows (scoring.summary.SUMMARY_COLUMNS) of the embedded per_query, whose rows
-    are a pair's measures in turn (`measures`, in that order), pairs by run; by run, then measure."""
+def summary_rows(per_query: pa.Table, measures: Sequence[Measure], variant: str) -> list[dict[str, Any]]:
+    """The summary's rows (scoring.summary.SUMMARY_COLUMNS, as dicts: no Spark here) of the
+    embedded per_query, whose rows are a pair's measures in turn (`measures`, in that order),
+    pairs by run; by run, then measure."""
     count = len(measures)
     runs = per_query[c.RUN_ID].to_numpy(zero_copy_only=False)[::count]
     values = per_query[c.VALUE].to_numpy(zero_copy_only=False).astype(np.float64).reshape(-1, count)
@@ -67,17 +68,15 @@ def summary_rows(per_query: pa.Table, measures: Sequence[Measure], variant: str)
             shares = judged[start:end, j]
             shares = shares[~np.isnan(shares)]
             rows.append(
-                Row(
-                    **{
-                        c.RUN_ID: str(runs[start]),
-                        c.MEASURE: measure.reported,
-                        c.K: measure.k,
-                        c.NDCG: value if measure.name in NDCG_MEASURES else None,
-                        c.NUM_QUERIES: int(end - start),
-                        c.JUDGED_AT_K: mean_of_total(exact_total(shares), len(shares)),
-                        c.VARIANT: variant,
-                        c.VALUE: value,
-                    }
-                )
+                {
+                    c.RUN_ID: str(runs[start]),
+                    c.MEASURE: measure.reported,
+                    c.K: measure.k,
+                    c.NDCG: value if measure.name in NDCG_MEASURES else None,
+                    c.NUM_QUERIES: int(end - start),
+                    c.JUDGED_AT_K: mean_of_total(exact_total(shares), len(shares)),
+                    c.VARIANT: variant,
+                    c.VALUE: value,
+                }
             )
     return rows
