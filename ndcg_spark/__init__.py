@@ -45,6 +45,12 @@ _LAZY = {
     "Report": "ndcg_spark.report.result",
 }
 
+# `gate` names both a subpackage (ndcg_spark/gate/) and the library's function. The subpackage is
+# loaded now and its attribute dropped, so that loading its modules later never binds the name
+# again: `ndcg_spark.gate` is the function, from _LAZY.
+importlib.import_module("ndcg_spark.gate")
+globals().pop("gate")
+
 
 def __getattr__(name: str) -> object:
     """The library's names on first use; NdcgEvaluator too: pyspark.ml (and numpy) load only for

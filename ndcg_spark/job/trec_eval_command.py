@@ -2,9 +2,10 @@
 command line, printing to stdout what trec_eval prints, line for line, so that a team's scripts
 switch by changing the command's name.
 
-Its flags are read as trec_eval reads them (trec_eval_args.py), before any input is read. It runs on the embedded engine, in-process (--engine local, the default: trec_eval's own test
-files answer in well under a second); --engine spark runs the same evaluation on Spark, for inputs
-a machine cannot hold. Both print the same bytes."""
+Its flags are read as trec_eval reads them (trec_eval_args.py), before any input is read. It runs
+on the embedded engine, in-process (--engine local, the default: trec_eval's own test files
+answer in well under a second); --engine spark runs the same evaluation on Spark, for inputs a
+machine cannot hold. Both print the same bytes."""
 
 from __future__ import annotations
 
