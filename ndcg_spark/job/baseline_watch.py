@@ -16,6 +16,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from pyspark import SparkContext
 from pyspark.sql import SparkSession
 
 from ndcg_spark import columns as c
@@ -29,6 +30,14 @@ WATCH_GROUP = "ndcg-spark-baseline-watch"
 INTERRUPT_EVERY = 0.2  # seconds
 JOB_GROUP = "spark.jobGroup.id"
 JOB_DESCRIPTION = "spark.job.description"  # set by setJobGroup too: the later jobs are not the pass's
+
+
+def _quiet_spark_logs(context: SparkContext) -> None:
+    """A refusal prints one line: the cancelled jobs' own errors (the writer's "Aborting job" with
+    its SPARK_JOB_CANCELLED stack, a shuffle fetch cut short) would print dozens more on the JVM's
+    stderr, so the JVM logs nothing from here on. The job ends with the refusal."""
+    log4j = context._jvm.org.apache.logging.log4j  # type: ignore[union-attr]  # the job's session is classic
+    log4j.core.config.Configurator.setAllLevels("", log4j.Level.OFF)
 
 
 @contextmanager
@@ -52,6 +61,7 @@ def baseline_watch(spark: SparkSession, results: Input, baseline: str | None) ->
             require_baseline(baseline, sorted(row[0] for row in rows if row[0] is not None))
         except ConfigError as refusal:
             refusals.append(refusal)  # before the interruption: the block's error is read after it
+            _quiet_spark_logs(context)
             # A cancellation stops the jobs running now; one that lands between two of the
             # pass's jobs stops none, so it is repeated until the block is over.
             while True:

@@ -6,6 +6,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 from ndcg_spark.checks.inputs import JUDGMENTS, RESULTS, Input, Source, canonical_inputs
 from ndcg_spark.errors import ConfigError
+from ndcg_spark.io.local_paths import require_local
 from ndcg_spark.io.parquet import NotParquetError, read_parquet
 from ndcg_spark.io.trec import read_trec
 from ndcg_spark.io.trec_formats import QRELS, RUN, LineFormat
@@ -25,6 +26,16 @@ def read_input(spark: SparkSession, path: str, label: str, fmt: str, line_format
             f"{label} {path} is not Parquet: for trec_eval's text (plain or .gz) pass --{label}-format trec"
             f' (config file: [input] {label}_format = "trec")'
         ) from None
+
+
+def require_inputs(config: JobConfig) -> None:
+    """Every local input path exists: checked before the session starts (another scheme's paths
+    are Spark's to read, and refused when read, still before the main pass)."""
+    require_local(config.judgments, JUDGMENTS)
+    for _, path in config.result_paths:
+        require_local(path, RESULTS)
+    if config.query_metadata is not None:
+        require_local(config.query_metadata, QUERY_METADATA)
 
 
 def read_inputs(spark: SparkSession, config: JobConfig) -> tuple[Input, Input]:

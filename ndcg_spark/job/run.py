@@ -19,7 +19,7 @@ from ndcg_spark.io.layout import PER_QUERY_DIR, REPORT_DIR
 from ndcg_spark.io.storage import FileSystem, file_system
 from ndcg_spark.job.baseline_watch import baseline_watch
 from ndcg_spark.job.gate import earlier_date, gate_verdict
-from ndcg_spark.job.inputs import read_inputs, read_slices
+from ndcg_spark.job.inputs import read_inputs, read_slices, require_inputs
 from ndcg_spark.job.session import asks_for_connect, session_conf
 from ndcg_spark.job.settings import JobConfig
 from ndcg_spark.publish import manifest
@@ -246,6 +246,7 @@ def run(config: JobConfig, interactive: bool, render: Renderer | None) -> Verdic
     """Evaluate, gate, then publish (see _publish); returns the gate's verdict, if one was asked
     for. Staging goes whatever happens, unless a publication cut short by an error still needs it."""
     started = dt.datetime.now(dt.UTC)
+    require_inputs(config)  # a local input that is not there: refused before a JVM starts
     spark = build_session(config, interactive)
     layout = PublicationLayout(config.output, config.eval_date)
     _check_output(file_system(spark, config.output), config.output)

@@ -195,8 +195,10 @@ def test_folder_without_parquet_and_missing_path(tmp_path: Path, capsys, previou
     # text where Parquet was expected: most often trec_eval's, its format flag forgotten
     outcome = _refused(capsys, *previous, judgments, str(tmp_path / "hollow"))
     assert outcome.startswith(f"{EXIT_USAGE} ") and "is not Parquet" in outcome and "--results-format trec" in outcome
-    outcome = _refused(capsys, *previous, judgments, str(tmp_path / "nowhere"))
-    assert outcome.startswith(f"{EXIT_INPUT_REJECTED} ") and "cannot read Parquet" in outcome, outcome
+    # A local path where nothing is: refused before the session starts, in one line naming it.
+    nowhere = str(tmp_path / "nowhere")
+    outcome = _refused(capsys, *previous, judgments, nowhere)
+    assert outcome == f"{EXIT_INPUT_REJECTED} ndcg-spark: results {nowhere}: no such file or folder", outcome
 
 
 def test_files_of_one_input_that_disagree_on_the_schema(tmp_path: Path, capsys, previous) -> None:
