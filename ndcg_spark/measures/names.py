@@ -1,6 +1,8 @@
 """How a caller names measures: trec_eval's -m syntax (`P.5,10`, `iprec_at_recall.0.1,0.5`,
 `utility.2,-1,0,0`, `map`, `all_trec`) or ir_measures' names (`P@5`, `nDCG@10`, `AP`, `MRR`,
-`RR@10`, `IPrec@0.5`), each read from the catalogue. A name alone takes trec_eval's defaults."""
+`RR@10`, `IPrec@0.5`), each read from the catalogue, or as the reports name them (`ndcg@10`,
+`map@10`, `P@5`, trec_eval's printed `P_5`, `ndcg_cut_10`, `iprec_at_recall_0.10`): every name a
+report prints is taken back. A name alone takes trec_eval's defaults."""
 
 from __future__ import annotations
 
@@ -68,10 +70,27 @@ def _entry(entry: str) -> list[Measure]:
     name, dot, params = entry.partition(".")
     if name in catalogue.BY_NAME:
         return _trec_eval(entry, catalogue.BY_NAME[name], params if dot else None)
+    labelled = _label(entry)
+    if labelled is not None:
+        return labelled
     printed = _printed(entry)
     if printed is not None:
-        raise ConfigError(f"measure {entry!r} is trec_eval's printed name; ask for it as {printed}")
+        return printed
     return _ir_measures(entry)
+
+
+def _label(entry: str) -> list[Measure] | None:
+    """A cut measure as the tables head it (catalogue.label: ndcg@10, map@10, P@5, recip_rank@10),
+    or None when the entry is not one."""
+    head, at, k = entry.rpartition("@")
+    if not at:
+        return None
+    for declaration in catalogue.CATALOGUE:
+        if declaration.takes_cutoff and declaration.params != LEVELS and catalogue.cut_head(declaration.name) == head:
+            if not declaration.supported:
+                raise _unsupported(entry, declaration)
+            return [Measure(declaration.name, _cutoff(entry, k))]
+    return None
 
 
 def _unsupported(entry: str, declaration: Declaration) -> ConfigError:
@@ -114,13 +133,16 @@ def _cut_hint(declaration: Declaration, params: str) -> str:
     return ""
 
 
-def _printed(entry: str) -> str | None:
-    """The -m form of a name as trec_eval prints it (P_10 -> P.10, ndcg_cut_10 -> ndcg_cut.10,
-    iprec_at_recall_0.10 -> iprec_at_recall.0.10), or None when it is not one."""
+def _printed(entry: str) -> list[Measure] | None:
+    """The measure of a name as trec_eval prints it (P_10 as P.10, ndcg_cut_10, iprec_at_recall_0.10,
+    recip_rank_10 as RR@10), or None when it is not one."""
     for declaration in sorted(catalogue.CATALOGUE, key=lambda item: -len(item.name)):
         prefix = declaration.name + "_"
-        if declaration.params != NO_PARAMS and entry.startswith(prefix) and entry[len(prefix) :]:
-            return f"{declaration.name}.{entry[len(prefix) :]}"
+        params = entry[len(prefix) :] if entry.startswith(prefix) else ""
+        if params and declaration.params != NO_PARAMS:
+            return _trec_eval(entry, declaration, params)
+        if params and declaration.ir_cutoff:
+            return [Measure(declaration.name, _cutoff(entry, params))]
     return None
 
 

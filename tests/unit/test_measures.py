@@ -8,7 +8,7 @@ import os
 import pytest
 
 from ndcg_spark.errors import ConfigError
-from ndcg_spark.measures import CATALOGUE, Measure, parse_measures, scored
+from ndcg_spark.measures import CATALOGUE, Measure, label, parse_measures, scored
 from ndcg_spark.measures.declaration import ALL_TREC, CUTOFFS
 from tests import catalogue_table
 
@@ -101,8 +101,8 @@ def test_a_measure_without_cutoffs_takes_trec_evals_defaults(conformance_dir: st
         (["recip_rank.10"], r"^measure 'recip_rank.10': recip_rank takes no cutoff; ir_measures' RR@10 is cut at 10$"),
         (["Rprec@5"], r"^measure 'Rprec@5': Rprec takes no cutoff \(trec_eval's Rprec\)$"),
         (["Bpref@10"], r"^measure 'Bpref@10': Bpref takes no cutoff \(trec_eval's bpref\)$"),
-        (["P_10"], r"^measure 'P_10' is trec_eval's printed name; ask for it as P.10$"),
-        (["ndcg_cut_10"], r"ask for it as ndcg_cut.10$"),
+        (["P_0"], r"^measure 'P_0': cutoff '0' is not a positive whole number$"),
+        (["ndcg@ten"], r"^measure 'ndcg@ten': cutoff 'ten' is not a positive whole number$"),
         (
             ["relstring"],
             r"^measure 'relstring': trec_eval's relstring is text, not a number: the reports leave it out, and ndcg-spark",
@@ -149,3 +149,17 @@ def test_the_evaluator_says_which_way_is_better_as_the_measure_is_declared() -> 
         False,
         False,
     ]
+
+
+def _every_reported_measure() -> list[Measure]:
+    """Every declaration at its defaults, and a parameter of each kind beside them."""
+    asked = ["all_trec", "err", "P.7", "ndcg_cut.3", "iprec_at_recall.0.25", "utility.2,-1,0,0", "Rprec_mult.0.5", "RR@10"]
+    return scored(parse_measures(asked))
+
+
+@pytest.mark.parametrize("measure", _every_reported_measure(), ids=lambda m: f"{m.reported}@{m.k}")
+def test_every_name_a_report_prints_is_taken_back(measure: Measure) -> None:
+    """The tables' heads (ndcg@10, map@10, P@5, iprec_at_recall_0.10) and trec_eval's printed names
+    (ndcg_cut_10, P_5) name the measure they head."""
+    assert parse_measures(label(measure.reported, measure.k)) == (measure,)
+    assert parse_measures(measure.trec_eval) == (measure,)
