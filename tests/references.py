@@ -113,6 +113,9 @@ IR_MEASURES_NAMES = [
     "infAP",
 ]
 CUT_RR = ["RR@1", "RR@3", "MRR@10"]
+# ir_measures' names of its own provider's measures (not pytrec_eval's), which break score ties by
+# doc_id ascending: checked on untied scores.
+OWN_PROVIDER = [*CUT_RR, "Judged@1", "Judged@5", "Judged@20", "Judged"]
 
 
 def untied(results: Results) -> Results:

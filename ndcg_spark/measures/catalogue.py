@@ -121,6 +121,12 @@ def _unjudged(i: Ingredients, m: Measure) -> Term:
     return as_double(unjudged) / float(k)
 
 
+def _judged(i: Ingredients, m: Measure) -> Term:
+    """ir_measures' Judged@k: the judged share of the top min(k, n); 0 for an empty list."""
+    depth = i.retrieved() if m.k is None else least(m.k, i.retrieved())
+    return where(depth > 0, as_double(i.judged_retrieved(m.k)) / as_double(depth), 0.0)
+
+
 def _ndcg_rel(i: Ingredients, m: Measure) -> Term:
     """trec_eval's ndcg_rel: NDCG at each retrieved document of gain > 0 (the ideal DCG held at
     the ideal's last positive position), and at the list's end for each such document not
@@ -586,6 +592,19 @@ CATALOGUE: tuple[Declaration, ...] = (
         params=CUTOFFS,
         defaults=(10.0, 20.0),
         ir_measures_cut=("ERR",),
+        sets=_NONE,
+    ),
+    Declaration(
+        "judged",
+        "the share of the top k that is judged, as ir_measures' Judged@k",
+        "judged documents (any grade) in the top min(k, n) / min(k, n); 0 when n = 0",
+        "ir_measures (judged_provider.py)",
+        _judged,
+        report=46,
+        params=CUTOFFS,
+        defaults=(5.0, 10.0, 20.0),
+        ir_measures=("Judged",),
+        ir_measures_cut=("Judged",),
         sets=_NONE,
     ),
 )

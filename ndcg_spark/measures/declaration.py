@@ -87,6 +87,10 @@ class Ingredients(Protocol):
         """Retrieved documents of gain > 0 in the top k."""
         ...
 
+    def judged_retrieved(self, k: int | None) -> Term:
+        """Judged documents (any grade) in the top k."""
+        ...
+
     def nonrelevant_retrieved(self, k: int | None) -> Term:
         """Judged documents graded from 0 to below the level, in the top k."""
         ...

@@ -77,6 +77,7 @@ class Needs:
     relevance at the level (else gain > 0 serves, whatever the level)."""
 
     level: bool = False
+    judged_ks: set[int | None] = field(default_factory=set)
     dcg_ks: set[int | None] = field(default_factory=set)
     ideal_ks: set[int | None] = field(default_factory=set)
     positive_ks: set[int | None] = field(default_factory=set)
@@ -140,6 +141,10 @@ class PassIngredients:
     def positives_retrieved(self, k: int | None) -> Sql:
         self.needs.positive_ks.add(k)
         return self._count(c.at_cutoff(c.NUM_RELEVANT_RETRIEVED, k))
+
+    def judged_retrieved(self, k: int | None) -> Sql:
+        self.needs.judged_ks.add(k)
+        return self._count(c.at_cutoff(c.NUM_JUDGED_RETRIEVED, k))
 
     def nonrelevant_retrieved(self, k: int | None) -> Sql:
         self._level()
@@ -257,7 +262,7 @@ class Formulas:
         """The positions some cutoff of the ranked list reads: every measure's own k (its
         judged@k), and those of the running values the formulas read."""
         n = self.needs
-        asked = {measure.k for measure in self.measures} | n.rel_ks | n.nonrel_ks | n.dcg_ks | n.positive_ks
+        asked = {measure.k for measure in self.measures} | n.rel_ks | n.nonrel_ks | n.dcg_ks | n.positive_ks | n.judged_ks
         return sorted(k for k in asked if k is not None)
 
     @property
@@ -267,9 +272,9 @@ class Formulas:
 
     @property
     def judged_ks(self) -> list[int | None]:
-        """The cutoffs judged@k is reported at: every measure's, and the whole list when one has
-        no cutoff."""
-        return sorted({measure.k for measure in self.measures}, key=c.cutoff_order)
+        """The cutoffs judged@k is reported at (every measure's, and the whole list when one has
+        no cutoff), and those a formula reads the judged count at."""
+        return sorted({measure.k for measure in self.measures} | self.needs.judged_ks, key=c.cutoff_order)
 
     @property
     def ap_ks(self) -> list[int | None]:

@@ -7,6 +7,7 @@ all-zero queries, a judged query no run retrieved, runs lacking queries), in eve
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 
 import pandas as pd
 import pyarrow as pa
@@ -14,6 +15,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from ndcg_spark import evaluate
+from ndcg_spark.measures import BY_NAME, NDCG_MEASURES, parse_measures, supported_names
 from ndcg_spark.options import Options
 from ndcg_spark.scoring.embedded.per_query import per_query
 from ndcg_spark.scoring.plan import ScoringPlan
@@ -37,7 +39,17 @@ ALL = [
     "G",
     "ndcg_rel",
     "Rndcg",
+    "err",
+    "judged",
+    "Judged",
 ]
+
+
+def _sorted(rows: Iterable[tuple]) -> list[tuple]:
+    """Rows in one order, NULLs (an uncut measure's k) first, as Spark sorts them."""
+    return sorted(rows, key=lambda row: tuple((value is not None, value) for value in row))
+
+
 VARIANTS = [
     {},
     {"judged_only": True},
@@ -79,8 +91,8 @@ def test_both_engines_give_the_same_bits(spark: SparkSession, seed: int, variant
     )
     embedded = per_query(judgments_table(judgments), results_table(results), ScoringPlan.of(Options.of(options)))
     assert embedded.schema.names == on_spark.columns
-    spark_rows = sorted(tuple(row) for row in on_spark.collect())
-    embedded_rows = sorted(tuple(row.values()) for row in embedded.to_pylist())
+    spark_rows = _sorted(tuple(row) for row in on_spark.collect())
+    embedded_rows = _sorted(tuple(row.values()) for row in embedded.to_pylist())
     assert embedded_rows == spark_rows  # == on floats: the same bits (no NaN among them)
     assert len(embedded_rows) > 3000
 
@@ -113,7 +125,7 @@ def test_evaluate_on_pandas_gives_the_spark_engines_report(spark: SparkSession, 
     assert list(embedded.summary.columns) == on_spark.summary.columns
     assert list(embedded.per_query.columns) == on_spark.per_query.columns
     assert _rows(embedded.summary) == [tuple(row) for row in on_spark.summary.collect()]
-    assert sorted(_rows(embedded.per_query)) == sorted(tuple(row) for row in on_spark.per_query.collect())
+    assert _sorted(_rows(embedded.per_query)) == _sorted(tuple(row) for row in on_spark.per_query.collect())
     assert str(embedded) == str(on_spark)
     assert embedded.table() == on_spark.table()
 
@@ -141,6 +153,12 @@ def test_both_engines_rank_by_the_rank_column_when_asked(spark: SparkSession) ->
     names = ["run_id", "query_id", "doc_id", "score", "rank"]
     table = pa.table({name: [row[i] for row in ranked] for i, name in enumerate(names)})
     embedded = per_query(judgments_table(judgments), table, ScoringPlan.of(Options.of(options)))
-    assert sorted(tuple(row.values()) for row in embedded.to_pylist()) == sorted(tuple(row) for row in on_spark.collect())
+    assert _sorted(tuple(row.values()) for row in embedded.to_pylist()) == _sorted(tuple(row) for row in on_spark.collect())
     by_score = per_query(judgments_table(judgments), table, ScoringPlan.of(Options.of({**options, "order_by": "score"})))
     assert by_score.column("value").to_pylist() != embedded.column("value").to_pylist()  # the ranks did reorder
+
+
+def test_every_measure_of_the_catalogue_is_compared() -> None:
+    """ALL names every supported declaration, so a new one is on both engines' bench."""
+    compared = {measure.name for measure in parse_measures(ALL)} | set(NDCG_MEASURES)
+    assert compared == {name for name in supported_names() if not BY_NAME[name].text}

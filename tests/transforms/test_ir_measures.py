@@ -11,7 +11,7 @@ from pyspark.sql import SparkSession
 from ndcg_spark import columns as c
 from ndcg_spark.api import evaluate
 from tests.conftest import rows_frame
-from tests.references import CUT_RR, IR_MEASURES_NAMES, Judgments, Results, by_name, generated, ir_measures_values, untied
+from tests.references import IR_MEASURES_NAMES, OWN_PROVIDER, Judgments, Results, by_name, generated, ir_measures_values, untied
 from tests.trec_text import JUDGMENTS_DDL, RESULTS_DDL
 
 
@@ -27,7 +27,9 @@ def _ours(spark: SparkSession, results: Results, judgments: Judgments, names: li
     return by_name(rows, names)
 
 
-@pytest.mark.parametrize(("names", "ties"), [(IR_MEASURES_NAMES, True), (CUT_RR, False)], ids=["pytrec_eval-names", "RR-at-k"])
+@pytest.mark.parametrize(
+    ("names", "ties"), [(IR_MEASURES_NAMES, True), (OWN_PROVIDER, False)], ids=["pytrec_eval-names", "own-provider"]
+)
 def test_ir_measures_names_give_ir_measures_values(spark: SparkSession, names: list[str], ties: bool) -> None:
     results, judgments = generated(seed=31)
     if not ties:

@@ -9,7 +9,7 @@ from ndcg_spark import columns as c
 from ndcg_spark.options import Options
 from ndcg_spark.scoring.embedded.per_query import per_query
 from ndcg_spark.scoring.plan import ScoringPlan
-from tests.references import CUT_RR, IR_MEASURES_NAMES, Judgments, Results, by_name, generated, ir_measures_values, untied
+from tests.references import IR_MEASURES_NAMES, OWN_PROVIDER, Judgments, Results, by_name, generated, ir_measures_values, untied
 from tests.unit.test_embedded import judgments_table, results_table
 
 
@@ -22,7 +22,9 @@ def _ours(results: Results, judgments: Judgments, names: list[str]) -> dict[tupl
     return by_name(rows, names)
 
 
-@pytest.mark.parametrize(("names", "ties"), [(IR_MEASURES_NAMES, True), (CUT_RR, False)], ids=["pytrec_eval-names", "RR-at-k"])
+@pytest.mark.parametrize(
+    ("names", "ties"), [(IR_MEASURES_NAMES, True), (OWN_PROVIDER, False)], ids=["pytrec_eval-names", "own-provider"]
+)
 def test_ir_measures_names_give_ir_measures_values(names: list[str], ties: bool) -> None:
     results, judgments = generated(seed=31)
     if not ties:

@@ -176,10 +176,13 @@ class ArrayIngredients:
     def positives_retrieved(self, k: int | None) -> Ints:
         return self._at(self._running((self.ranked.gain > 0).astype(np.int64)), k).astype(np.int64)
 
+    def judged_retrieved(self, k: int | None) -> Ints:
+        return self._at(self._running(self.ranked.judged.astype(np.int64)), k).astype(np.int64)
+
     def judged_at(self, k: int | None) -> Doubles:
         """judged@k: the judged share of the top k retrieved; NaN where none is (NULL)."""
         depth = self.ranked.lengths if k is None else np.minimum(self.ranked.lengths, k)
-        judged = self._at(self._running(self.ranked.judged.astype(np.int64)), k)
+        judged = self.judged_retrieved(k)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(depth > 0, judged / depth, np.nan)
 
