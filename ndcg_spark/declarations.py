@@ -93,7 +93,13 @@ def check(item: dataclasses.Field, value: Any) -> Any:
 
 
 def _spelled(item: dataclasses.Field) -> Setting:
-    return Setting(item.name, flag_of(item), declaration(item).section or "", key_of(item) or "")
+    """The setting as messages name it: a setting without a flag of its own is set on the command
+    line through the alias that takes a value (--against-date for against)."""
+    spec = declaration(item)
+    flag = flag_of(item)
+    if spec.flag == NO_FLAG:
+        flag = next((alias.flag for alias in spec.aliases if alias.const is None), "")
+    return Setting(item.name, flag, spec.section or "", key_of(item) or "")
 
 
 def checked(instance: Any) -> Any:

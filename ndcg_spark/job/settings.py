@@ -308,7 +308,8 @@ def build_config(settings: Settings, kind: type[Options] = Options, job: type[Jo
     )
     options = config.options
     if config.query_metadata is not None and not options.slices:
-        raise ConfigError("query_metadata is given but no slice columns: set [slices] columns or --slices")
+        given, wanted = "--query-metadata (config file: [input] query_metadata)", "--slices (config file: [slices] columns)"
+        raise ConfigError(f"{given} is given but no slice columns: pass {wanted}")
     if options.slices and config.query_metadata is None and len(config.named_results) > 1:
         raise ConfigError("slices of several results inputs need --query-metadata")
     _check_gate(config, settings.get(GATE_SETTINGS, {}))

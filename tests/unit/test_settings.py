@@ -80,3 +80,34 @@ def test_the_docs_tables_are_the_declarations() -> None:
     text = (ROOT / "docs" / "cli.md").read_text()
     for kind in (JobConfig, GateSettings):
         assert settings_table(kind) in text, f"docs/cli.md: paste settings_table({kind.__name__}) over its table"
+
+
+# Values some setting refuses: not a number, out of range, not a date, a malformed pair list.
+_BAD_VALUES = ["bogus", "0", "-3", "2026-02-30", "1.5.5", "=x"]
+# The flags that take any text: paths, names.
+_FREE_TEXT = {"--judgments", "--output", "--mlflow-experiment", "--run-id", "--baseline", "--slices"}
+
+
+def test_every_flags_bad_value_names_that_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    """Each flag that takes a value, given one it refuses, is named in the refusal: the flag the
+    user typed (--against-date, not the config key's name alone), in the command's words."""
+    flags = [
+        action.option_strings[0]
+        for action in argument_parser()._actions
+        if action.option_strings and action.nargs != 0 and action.option_strings[0] not in ("-h", "--config")
+    ]
+    named = []
+    for flag in flags:
+        for value in _BAD_VALUES:
+            try:
+                parse_args([*REQUIRED, "--eval-date", "2026-12-02", flag, value])
+            except ConfigError as refusal:
+                message = refusal.said(VOICE_JOB)
+            except SystemExit:  # argparse's own refusal of a choice, on stderr
+                message = capsys.readouterr().err
+            else:
+                continue
+            assert flag in message, (flag, value, message)
+            named.append(flag)
+            break
+    assert set(named) == set(flags) - _FREE_TEXT
