@@ -6,6 +6,7 @@ the job both ways: under a pseudo-terminal (`script -qec`), text lines; piped, J
 from __future__ import annotations
 
 import datetime as dt
+import io
 import json
 import logging
 import os
@@ -13,7 +14,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import IO, Any, Literal, get_args
+from typing import IO, Any, Literal, cast, get_args
 
 LogFormat = Literal["auto", "text", "json"]
 LOG_AUTO: LogFormat = "auto"
@@ -41,6 +42,37 @@ def on_terminal(stream: IO[str]) -> bool:
     SparkContext._ensure_initialized()  # connects to spark-submit's JVM; starts no SparkContext
     jvm: Any = SparkContext._jvm
     return jvm.java.lang.System.console() is not None
+
+
+class _JvmStderr(io.TextIOBase):
+    """The JVM's System.err, written through spark-submit's gateway."""
+
+    def __init__(self, system_err: Any) -> None:
+        self._err = system_err
+
+    def write(self, text: str) -> int:
+        self._err.print(text)
+        self._err.flush()
+        return len(text)
+
+    def isatty(self) -> bool:
+        return False
+
+
+def driver_stderr() -> IO[str]:
+    """Where the job's logs and refusals go: stderr. Under spark-submit, whose PythonRunner merges
+    the Python driver's stderr into the JVM's stdout, that is the JVM's own stderr (where Spark's
+    logs go too), so that stdout holds the tables alone and `> table.txt` captures them."""
+    if SPARK_SUBMIT_GATEWAY not in os.environ:
+        return sys.stderr
+    from pyspark import SparkContext
+
+    try:
+        SparkContext._ensure_initialized()  # connects to spark-submit's JVM; starts no SparkContext
+        jvm: Any = SparkContext._jvm
+        return cast(IO[str], _JvmStderr(jvm.java.lang.System.err))
+    except Exception:  # noqa: BLE001 - no gateway to reach (a Connect driver): the process's own
+        return sys.stderr
 
 
 def resolve(log_format: str, stream: IO[str]) -> str:

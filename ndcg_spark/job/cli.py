@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 from ndcg_spark import progress
 from ndcg_spark.errors import EXIT_FAILURE, EXIT_OK, EXIT_QUALITY_DROPPED, ConfigError, NdcgSparkError, first_line
@@ -60,12 +60,17 @@ def main(argv: Sequence[str]) -> int:
     except SystemExit as usage:  # argparse has already printed its message
         return int(usage.code or 0)
     except NdcgSparkError as error:
-        print(f"ndcg-spark: {error.said(VOICE_JOB)}", file=sys.stderr)
+        print(f"ndcg-spark: {error.said(VOICE_JOB)}", file=_stderr(argv))
         return error.exit_code
     except Exception as error:  # noqa: BLE001 - one line for the scheduler, the trace for the log
         log.debug("job failed", exc_info=True)
-        print(f"ndcg-spark: failed: {one_line(error)}", file=sys.stderr)
+        print(f"ndcg-spark: failed: {one_line(error)}", file=_stderr(argv))
         return EXIT_FAILURE
+
+
+def _stderr(argv: Sequence[str]) -> IO[str]:
+    """Where a refusal goes: the job's (progress.driver_stderr), the trec_eval command's stderr."""
+    return sys.stderr if argv[:1] == [trec_eval_command.COMMAND] else progress.driver_stderr()
 
 
 def _job(argv: Sequence[str]) -> int:
@@ -75,7 +80,7 @@ def _job(argv: Sequence[str]) -> int:
     from ndcg_spark.job.session import progress_bar
 
     config = parse_args(argv)
-    with progress.configured(config.log_format) as chosen:
+    with progress.configured(config.log_format, progress.driver_stderr()) as chosen:
         interactive = progress_bar(chosen == LOG_TEXT, sys.stderr)
         if config.mlflow_experiment is not None:
             require_mlflow()
@@ -85,7 +90,7 @@ def _job(argv: Sequence[str]) -> int:
         verdict = run(config, interactive, html_report() if config.html_report else None)
     if verdict is not None and not verdict.passed:
         failed = ", ".join(f"{row.run_id} {row.label} against {row.reference_in_words}" for row in verdict.failed)
-        print(f"ndcg-spark: quality dropped (the report is published): {failed}", file=sys.stderr)
+        print(f"ndcg-spark: quality dropped (the report is published): {failed}", file=progress.driver_stderr())
         return EXIT_QUALITY_DROPPED
     return EXIT_OK
 

@@ -66,7 +66,10 @@ def test_spark_submit_runs_the_job(tmp_path: Path) -> None:
     # Not a terminal: the steps as JSON lines, and Spark's progress bar off. Asserted on the
     # setting the session ran with, from the event log: the bar itself is drawn only for a stage
     # slower than half a second, so its absence from the output proves nothing on a fast machine.
-    assert '"step": "main pass"' in done.stdout and "[Stage" not in done.stdout + done.stderr
+    assert '"step": "main pass"' in done.stderr and "[Stage" not in done.stdout + done.stderr
+    # stdout holds the tables alone: spark-submit merges the driver's stderr into its stdout, so the
+    # logs go to the JVM's own stderr.
+    assert '"step"' not in done.stdout
     logged = [path for path in events.rglob("*") if path.is_file() and not path.name.startswith(".")]
     environment = next(
         json.loads(line)
@@ -97,8 +100,8 @@ def test_spark_submit_runs_the_job(tmp_path: Path) -> None:
         timeout=HANG_SECONDS,
     )
     assert rejected.returncode == 3
-    # spark-submit's PythonRunner merges the job's stderr into its stdout
-    assert "ndcg-spark: results" in rejected.stdout + rejected.stderr
+    # The refusal on stderr, the JVM's (spark-submit's PythonRunner merges the driver's own stderr into stdout)
+    assert "ndcg-spark: results" in rejected.stderr and "ndcg-spark:" not in rejected.stdout
     assert not (tmp_path / "o2").exists()
 
     # Spark Connect: refused before anything is read, as a usage error (docs/operations.md).
