@@ -53,6 +53,12 @@ DUPLICATE_RESULT_POLICIES: tuple[DuplicateResults, ...] = get_args(DuplicateResu
 DUPLICATE_JUDGMENT_POLICIES: tuple[DuplicateJudgments, ...] = get_args(DuplicateJudgments)
 
 ResamplingEngine = Literal["auto", "arrays", "rows"]
+# Where trec_eval's versions compute a measure differently, whose rule to follow: 10.0's (the
+# default), or 9's, which pytrec_eval and ir_measures bundle (iprec_at_recall and 11pt_avg turn a
+# recall level into a count of relevant documents as (long)(level x R + 0.9) where 10.0 rounds).
+TrecEvalVersion = Literal[9, 10]
+TREC_EVAL_VERSIONS: tuple[TrecEvalVersion, ...] = (9, 10)
+TREC_EVAL_10: TrecEvalVersion = 10
 RESAMPLING_AUTO: ResamplingEngine = "auto"
 RESAMPLING_ARRAYS: ResamplingEngine = "arrays"
 RESAMPLING_ROWS: ResamplingEngine = "rows"
@@ -88,6 +94,14 @@ def _baseline(value: Any) -> str | None:
     if value is not None and not str(value):
         raise ConfigError("baseline must name a run, got an empty string")
     return None if value is None else str(value)
+
+
+def _trec_eval_version(value: Any) -> TrecEvalVersion:
+    text = str(value).strip()
+    for version in TREC_EVAL_VERSIONS:
+        if text == str(version) and not isinstance(value, bool):
+            return version
+    raise ConfigError(f"trec_eval_version must be 9 or 10, got {value!r}")
 
 
 def _max_depth(value: Any) -> int | None:
@@ -153,6 +167,13 @@ class Options:
         "the grade from which a document counts as relevant for the binary measures (trec_eval -l); NDCG keeps its gains",
         EVALUATION,
         parse=lambda value: count("relevance_level", value, 1, MAX_RELEVANCE_LEVEL),
+    )
+    trec_eval_version: TrecEvalVersion = option(
+        TREC_EVAL_10,
+        "whose rules where trec_eval's versions differ: 10 (10.0's) or 9 (pytrec_eval's and ir_measures': iprec_at_recall"
+        " and 11pt_avg count a recall level's documents as (long)(level x R + 0.9), where 10.0 rounds)",
+        EVALUATION,
+        parse=_trec_eval_version,
     )
     order_by: OrderBy = option(
         ORDER_BY_SCORE,
@@ -289,7 +310,8 @@ class Options:
         """How the values were computed, beyond the cutoff: the `variant` column of the reports,
         so that two reports computed differently cannot be mistaken for each other."""
         level = self.relevance_level if self.measures else None
-        return describe_variant(self.gain, self.gains, self.judged_only, self.max_depth, level)
+        variant = describe_variant(self.gain, self.gains, self.judged_only, self.max_depth, level)
+        return variant if self.trec_eval_version == TREC_EVAL_10 else f"{variant};trec_eval_version={self.trec_eval_version}"
 
 
 def spelling(name: str, kind: type[Options] = Options) -> Setting:

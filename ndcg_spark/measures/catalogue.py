@@ -7,6 +7,7 @@ rel(k) the relevant ones in the top k."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ndcg_spark.measures.declaration import (
@@ -59,9 +60,21 @@ def _recip_rank(i: Ingredients, m: Measure) -> Term:
     return where(found, 1.0 / as_double(first), 0.0)
 
 
+def _recall_depth(recall: float, version: int) -> Callable[[Term], Term]:
+    """How many relevant documents a recall level asks for, of a query's R: trec_eval 10.0 rounds
+    (lround(level x R)); 9 truncates level x R + 0.9 (m_iprec_at_recall.c of each)."""
+
+    def depth(relevant: Term) -> Term:
+        scaled = recall * as_double(relevant)
+        return floor(scaled + 0.9) if version == 9 else round_half_up(scaled)
+
+    return depth
+
+
 def _iprec(i: Ingredients, recall: float) -> Term:
-    reached = round_half_up(recall * as_double(i.relevant()))
-    return where(reached > i.relevant_retrieved(None), 0.0, coalesce(i.interpolated_precision(recall), 0.0))
+    depth = _recall_depth(recall, i.trec_eval_version)
+    reached = depth(i.relevant())
+    return where(reached > i.relevant_retrieved(None), 0.0, coalesce(i.interpolated_precision(recall, depth), 0.0))
 
 
 def _iprec_at_recall(i: Ingredients, m: Measure) -> Term:

@@ -70,7 +70,10 @@ ALL_TREC = "all_trec"
 class Ingredients(Protocol):
     """The facts of the (run, query) rows that a formula can read, as terms of one engine. Counts
     are whole numbers and 0 for a run lacking the query (trec_eval -c); relevant means graded at
-    least the relevance level (trec_eval -l); k None means the whole list."""
+    least the relevance level (trec_eval -l); k None means the whole list. trec_eval_version: whose
+    rules the formulas follow where trec_eval's versions differ (9 or 10)."""
+
+    trec_eval_version: int
 
     def constant(self, value: float) -> Term:
         """The same DOUBLE on every row."""
@@ -108,9 +111,9 @@ class Ingredients(Protocol):
         ...
 
     def bpref_sum(self) -> Term: ...
-    def interpolated_precision(self, recall: float) -> Term:
+    def interpolated_precision(self, recall: float, depth: Callable[[Term], Term]) -> Term:
         """The highest precision at a relevant document whose running count reaches
-        max(round(recall * R), 1) (NULL when none)."""
+        max(depth(R), 1) (NULL when none); depth turns a query's R into the count the level asks."""
         ...
 
     def infap_sum(self) -> Term: ...

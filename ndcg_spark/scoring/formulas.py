@@ -17,6 +17,7 @@ ideal side's R.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -87,7 +88,7 @@ class Needs:
     first_rel: bool = False
     multiples: set[float] = field(default_factory=set)
     bpref: bool = False
-    recalls: set[float] = field(default_factory=set)
+    recalls: dict[float, str] = field(default_factory=dict)  # level -> SQL of its count, per row
     infap: bool = False
     bing: bool = False
     grade_sums: set[float] = field(default_factory=set)
@@ -102,8 +103,9 @@ class PassIngredients:
     recorded in `needs` when a formula reads it. by_gain: relevant at the level is gain > 0 (the
     plan's by_gain), so the counts by gain serve."""
 
-    def __init__(self, by_gain: bool) -> None:
+    def __init__(self, by_gain: bool, trec_eval_version: int) -> None:
         self.by_gain = by_gain
+        self.trec_eval_version = trec_eval_version
         self.total = c.NUM_RELEVANT if by_gain else NUM_RELEVANT_LEVEL
         self.needs = Needs()
 
@@ -171,9 +173,9 @@ class PassIngredients:
         self.needs.bpref = True
         return self._sum(BPREF_SUM)
 
-    def interpolated_precision(self, recall: float) -> Sql:
+    def interpolated_precision(self, recall: float, depth: Callable[[Term], Term]) -> Sql:
         self._level()
-        self.needs.recalls.add(recall)
+        self.needs.recalls[recall] = literal(depth(Sql(_query_relevant())))
         return Sql(sql_name(recall_column(recall)))
 
     def infap_sum(self) -> Sql:
@@ -472,8 +474,8 @@ def ranked_aggregates(formulas: Formulas, position: str) -> list[Column]:
         aggregates.append(
             F.expr(f"count(CASE WHEN {rel} AND {pos} <= {depth} THEN 1 END) AS {sql_name(multiple_column(multiple))}")
         )
-    for recall in sorted(n.recalls):
-        reached = f"greatest(round({recall!r}D * CAST({total} AS DOUBLE), 0), 1.0D)"
+    for recall, depth in sorted(n.recalls.items()):
+        reached = f"greatest({depth}, 1.0D)"
         aggregates.append(
             F.expr(f"max(CASE WHEN {rel} AND {cum} >= {reached} THEN {precision} END) AS {sql_name(recall_column(recall))}")
         )
@@ -563,7 +565,7 @@ def formulas_of(plan: ScoringPlan) -> Formulas:
     """The plan's measures with their formulas built as SQL (and so what they need recorded):
     built once per plan, however many steps of the pass read it."""
     measures = plan.measures
-    ingredients = PassIngredients(plan.by_gain)
+    ingredients = PassIngredients(plan.by_gain, plan.trec_eval_version)
     values, details = [], []
     for measure in measures:
         declaration = declaration_of(measure)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ndcg_spark.measures import Measure
 from ndcg_spark.option_values import GainTable
-from ndcg_spark.options import GAIN_LINEAR, ORDER_BY_SCORE, Gain, Options, OrderBy
+from ndcg_spark.options import GAIN_LINEAR, ORDER_BY_SCORE, TREC_EVAL_10, Gain, Options, OrderBy, TrecEvalVersion
 
 
 @dataclass(frozen=True)
@@ -17,7 +17,8 @@ class ScoringPlan:
     of them, as any other). relevance_level: from which grade a document is relevant to the
     measures of relevance (trec_eval -l). gain, gains: how a grade gains. order_by: score
     (trec_eval's order) or the results' rank. judged_only, max_depth: trec_eval -J and -M.
-    complete: trec_eval -c. variant: Options.variant, the reports' column."""
+    complete: trec_eval -c. trec_eval_version: whose rules where trec_eval's versions differ.
+    variant: Options.variant, the reports' column."""
 
     measures: tuple[Measure, ...]
     relevance_level: int = 1
@@ -27,6 +28,7 @@ class ScoringPlan:
     judged_only: bool = False
     max_depth: int | None = None
     complete: bool = False
+    trec_eval_version: TrecEvalVersion = TREC_EVAL_10
     variant: str = ""
 
     @property
@@ -47,5 +49,6 @@ class ScoringPlan:
             judged_only=options.judged_only,
             max_depth=options.max_depth,
             complete=options.complete,
+            trec_eval_version=options.trec_eval_version,
             variant=options.variant,
         )

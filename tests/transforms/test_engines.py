@@ -58,6 +58,7 @@ VARIANTS = [
     {"gain": "exponential"},
     {"gains": {0: 0.5, 1: 1, 2: 3, 3: 7.25}},
     {"relevance_level": 2},
+    {"trec_eval_version": 9},
     {"judged_only": True, "max_depth": 5, "complete": True, "relevance_level": 2, "gain": "exponential"},
 ]
 

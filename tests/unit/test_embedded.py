@@ -142,6 +142,33 @@ def test_every_measure_equals_pytrec_eval(seed: int, level: int, judged_only: bo
     assert any(0 < value < 1 for value in got.values())
 
 
+RECALL_MEASURES = ["iprec_at_recall", "11pt_avg", "iprec_at_recall.0.15,0.33,0.45"]
+
+
+@pytest.mark.parametrize("seed", [3, 17, 29])
+def test_trec_eval_version_9_gives_pytrec_evals_recall_levels(seed: int) -> None:
+    """pytrec_eval bundles trec_eval 9, whose iprec_at_recall counts a level's documents as
+    (long)(level x R + 0.9): with trec_eval_version=9 every value is its own; 10.0's rule, the
+    default, gives other values on the same lists."""
+    results, judgments = generated(seed)
+    asked = {"iprec_at_recall.0.0,0.1,0.15,0.2,0.3,0.33,0.4,0.45,0.5,0.6,0.7,0.8,0.9,1.0", "11pt_avg"}
+    want = {
+        (run, query, name): value
+        for run, query, measured in pytrec_evaluated(results, judgments, asked, 1, False)
+        for name, value in measured.items()
+    }
+
+    def ours(version: int) -> dict[tuple[str, str, str], float]:
+        plan = ScoringPlan.of(Options.of({"ks": (1,), "measures": RECALL_MEASURES, "trec_eval_version": version}))
+        rows = per_query(judgments_table(judgments), results_table(results), plan).to_pylist()
+        return {(row[c.RUN_ID], row[c.QUERY_ID], row[c.MEASURE]): row[c.VALUE] for row in rows if row[c.K] is None}
+
+    nine, ten = ours(9), ours(10)
+    assert set(want) <= set(nine) and len(want) > 100
+    assert {key: value for key, value in want.items() if nine[key] != pytest.approx(value, abs=1e-12)} == {}
+    assert any(ten[key] != pytest.approx(value, abs=1e-12) for key, value in want.items())
+
+
 WORKED = [3, 2, 3, 0, 1]  # the README's worked example: NDCG@5 0.9725
 
 

@@ -12,7 +12,7 @@ from functools import cached_property
 import numpy as np
 
 from ndcg_spark.measures.strict_math import powers
-from ndcg_spark.measures.terms import Term, half_up
+from ndcg_spark.measures.terms import Term
 from ndcg_spark.scoring.embedded.lists import Bools, Doubles, Ints, at_positions, discount, offsets, running
 
 _INFAP_EPSILON = 0.00001  # trec_eval's INFAP_EPSILON, as scoring/formulas.py's
@@ -59,7 +59,8 @@ class IdealRows:
 class ArrayIngredients:
     """The ingredients (measures.Ingredients) of every scored pair, as arrays."""
 
-    def __init__(self, ranked: RankedRows, ideal: IdealRows) -> None:
+    def __init__(self, ranked: RankedRows, ideal: IdealRows, trec_eval_version: int) -> None:
+        self.trec_eval_version = trec_eval_version
         self.ranked = ranked
         self.ideal = ideal
         self.pairs = len(ranked.starts)
@@ -131,10 +132,10 @@ class ArrayIngredients:
             share = np.minimum(above, r).astype(np.float64) / np.minimum(r, n).astype(np.float64)
         return self._relevant_sum(np.where(above > 0, 1.0 - share, 1.0))
 
-    def interpolated_precision(self, recall: float) -> Doubles:
-        """The highest precision at a relevant row whose running count reaches
-        max(round(recall * R), 1); NaN where none (NULL on the Spark engine)."""
-        reached = np.maximum(half_up(recall * self.ranked.total.astype(np.float64)), 1.0)
+    def interpolated_precision(self, recall: float, depth: Callable[[Term], Term]) -> Doubles:
+        """The highest precision at a relevant row whose running count reaches max(depth(R), 1);
+        NaN where none (NULL on the Spark engine)."""
+        reached = np.maximum(np.asarray(depth(self.ranked.total), dtype=np.float64), 1.0)
         rows = self.ranked.relevant & (self._cum_relevant >= reached)
         best = np.full(self.pairs, -np.inf)
         np.maximum.at(best, self._pair_of_rows[rows], self._precision[rows])

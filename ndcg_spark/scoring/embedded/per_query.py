@@ -144,7 +144,7 @@ def score(judgments: pa.Table, results: pa.Table, plan: ScoringPlan) -> Scored:
         queries.positive[pair_query],
         queries.max_grade[pair_query],
     )
-    ingredients = ArrayIngredients(ranked, ideal_rows)
+    ingredients = ArrayIngredients(ranked, ideal_rows, plan.trec_eval_version)
     measures = list(plan.measures)
     long = _long_rows(
         pair_run,
