@@ -253,6 +253,7 @@ RBP = Declaration(
     report=42,
     params=COEFFICIENTS,
     defaults=(0.9,),
+    param_names=("p",),
 )
 
 CATALOGUE: tuple[Declaration, ...] = (

@@ -229,7 +229,9 @@ class Declaration:
     do not). text: not a number (runid, relstring): only trec_eval's printed report has it.
     larger_is_better: whether a higher value is a better ranking (False for unj, rbp_resid,
     num_nonrel_judged_ret; what NdcgEvaluator.isLargerBetter says). details: what its per-query
-    rows report beside the value (gain_details: NDCG's DCG, ideal DCG and counts by gain)."""
+    rows report beside the value (gain_details: NDCG's DCG, ideal DCG and counts by gain).
+    param_names: a coefficients measure's parameters by name, as trec_eval 10.0 also takes them
+    (rbp.p=0.8, printed rbp_p=0.8)."""
 
     name: str
     summary: str
@@ -250,6 +252,7 @@ class Declaration:
     text: bool = False
     larger_is_better: bool = True
     details: Callable[[Ingredients, Measure], Details] = counted_details
+    param_names: tuple[str, ...] = ()
 
     @property
     def supported(self) -> bool:
@@ -272,7 +275,11 @@ class Declaration:
         not given)."""
         if measure.param is None:
             return self.defaults
-        return tuple(float(part) for part in measure.param.split(","))
+        parts = measure.param.split(",")
+        if self.param_names and all("=" in part for part in parts):
+            named = dict(part.split("=", 1) for part in parts)
+            return tuple(float(named.get(name, default)) for name, default in zip(self.param_names, self.defaults, strict=True))
+        return tuple(float(part) for part in parts)
 
 
 def level_text(level: float) -> str:

@@ -117,11 +117,25 @@ def _trec_eval(entry: str, declaration: Declaration, params: str | None) -> list
         levels = sorted({_number(entry, text) for text in params.split(",")})
         return [Measure(declaration.name, None, level_text(level)) for level in levels]
     assert declaration.params == COEFFICIENTS
+    if declaration.param_names and "=" in params:
+        return [Measure(declaration.name, None, _named(entry, declaration, params))]
     values = [_number(entry, text) for text in params.split(",")]
     count = _COEFFICIENT_COUNTS.get(declaration.name)
     if count is not None and len(values) != count:
         raise ConfigError(f"measure {entry!r}: {declaration.name} takes {count} number(s), got {len(values)}")
     return [Measure(declaration.name, None, params)]
+
+
+def _named(entry: str, declaration: Declaration, params: str) -> str:
+    """trec_eval 10.0's name=value parameters (rbp.p=0.8), checked; kept as given, as trec_eval
+    prints them (rbp_p=0.8)."""
+    for part in params.split(","):
+        name, equals, value = part.partition("=")
+        if not equals or name not in declaration.param_names:
+            known = ", ".join(f"{known}=..." for known in declaration.param_names)
+            raise ConfigError(f"measure {entry!r}: {declaration.name} takes {known}, got {part!r}")
+        _number(entry, value)
+    return params
 
 
 def _cut_hint(declaration: Declaration, params: str) -> str:

@@ -40,7 +40,7 @@ def _measure_place(measure: Column) -> Column:
     with a parameter in its name, iprec_at_recall_0.10, at its declaration's place)."""
     names = [declaration.name for declaration in catalogue.CATALOGUE]
     # The declaration's name of a reported measure name: iprec_at_recall_0.10 -> iprec_at_recall.
-    family = F.regexp_extract(measure, "^(" + "|".join(sorted(names, key=len, reverse=True)) + r")(_[-0-9.,=]+)?$", 1)
+    family = F.regexp_extract(measure, "^(" + "|".join(sorted(names, key=len, reverse=True)) + r")(_[-0-9.,=a-z]+)?$", 1)
     return F.array_position(F.array(*[F.lit(name) for name in names]), family)
 
 

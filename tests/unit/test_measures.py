@@ -8,7 +8,7 @@ import os
 import pytest
 
 from ndcg_spark.errors import ConfigError
-from ndcg_spark.measures import CATALOGUE, Measure, label, parse_measures, scored
+from ndcg_spark.measures import BY_NAME, CATALOGUE, Measure, label, parse_measures, scored
 from ndcg_spark.measures.declaration import ALL_TREC, CUTOFFS
 from tests import catalogue_table
 
@@ -163,3 +163,16 @@ def test_every_name_a_report_prints_is_taken_back(measure: Measure) -> None:
     (ndcg_cut_10, P_5) name the measure they head."""
     assert parse_measures(label(measure.reported, measure.k)) == (measure,)
     assert parse_measures(measure.trec_eval) == (measure,)
+
+
+def test_rbp_takes_trec_eval_10s_named_persistence() -> None:
+    """trec_eval 10.0's -m rbp.p=0.8, printed rbp_p=0.8; the positional rbp.0.8 stays."""
+    (named,) = parse_measures("rbp.p=0.8")
+    assert (named.reported, named.trec_eval) == ("rbp_p=0.8", "rbp_p=0.8")
+    (positional,) = parse_measures("rbp.0.8")
+    assert BY_NAME["rbp"].values_of(named) == BY_NAME["rbp"].values_of(positional) == (0.8,)
+    assert parse_measures("rbp_p=0.8") == (named,)  # its printed name, taken back
+    with pytest.raises(ConfigError, match=r"^measure 'rbp.q=0.8': rbp takes p=\.\.\., got 'q=0.8'$"):
+        parse_measures("rbp.q=0.8")
+    with pytest.raises(ConfigError, match=r"'x' is not a number"):
+        parse_measures("rbp.p=x")

@@ -149,3 +149,12 @@ def test_the_command_imports_neither_pyspark_nor_pandas(conformance_dir: str) ->
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert done.stderr.strip() == "[]"
     assert done.stdout == Path(conformance_dir, "out.test.aq").read_text()
+
+
+def test_rbp_with_trec_eval_10s_named_persistence(conformance_dir: str) -> None:
+    """-m rbp.p=0.8 is printed rbp_p=0.8, at rbp's place, with rbp.0.8's value."""
+    files = [os.path.join(conformance_dir, name) for name in ("qrels.test", "results.test")]
+    named = local_lines(parse(["-q", "-m", "rbp.p=0.8", "-m", "P.5", *files]))
+    positional = local_lines(parse(["-q", "-m", "rbp.0.8", "-m", "P.5", *files]))
+    assert [line.split("\t")[0].strip() for line in named[:2]] == ["P_5", "rbp_p=0.8"]
+    assert [line.replace("rbp_p=0.8", "rbp_0.8  ") for line in named] == positional
