@@ -5,18 +5,21 @@ variant pytrec_eval has (-J, -l). The Spark tier proves both engines equal to th
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
+import pytrec_eval
 
 from ndcg_spark import columns as c
-from ndcg_spark.measures import strict_math
+from ndcg_spark.measures import BY_NAME, GEOMETRIC, strict_math
 from ndcg_spark.measures.terms import half_up
 from ndcg_spark.options import Options
-from ndcg_spark.scoring.embedded.per_query import PER_QUERY_SCHEMA, per_query
+from ndcg_spark.scoring.embedded.per_query import PER_QUERY_SCHEMA, per_query, score
+from ndcg_spark.scoring.embedded.summary import summary_rows
 from ndcg_spark.scoring.plan import ScoringPlan
 from tests.references import Judgments, Results, generated, pytrec_evaluated
 
@@ -140,6 +143,43 @@ def test_every_measure_equals_pytrec_eval(seed: int, level: int, judged_only: bo
         assert value == pytest.approx(want[key], abs=1e-12), key
     assert len({name for _, _, name in got}) == 41  # ndcg_cut x4, P x3, Rprec_mult x10, ...
     assert any(0 < value < 1 for value in got.values())
+
+
+@pytest.mark.parametrize(("seed", "level", "judged_only"), [(3, 1, False), (17, 2, False), (29, 1, True), (41, 2, True)])
+def test_every_pytrec_eval_name_equals_pytrec_eval_as_trec_eval_9(seed: int, level: int, judged_only: bool) -> None:
+    """pytrec_eval bundles trec_eval 9: with trec_eval_version=9, every measure it computes is its
+    value, with no exception. Per query where trec_eval prints per query; gm_map and gm_bpref,
+    which trec_eval prints for 'all' only (pytrec_eval's per-query value is the log it averages),
+    by their summary."""
+    names = sorted(set(pytrec_eval.supported_measures) - {"relstring", "runid"})  # text, not numbers
+    results, judgments = generated(seed)
+    want = {
+        (run, query, name): value
+        for run, query, measured in pytrec_evaluated(results, judgments, set(names), level, judged_only)
+        for name, value in measured.items()
+    }
+    options = Options.of({"ks": (1,), "measures": names, "trec_eval_version": 9, "relevance_level": level})
+    plan = ScoringPlan.of(dataclasses.replace(options, judged_only=judged_only))
+    scored = score(judgments_table(judgments), results_table(results), plan)
+    got = {
+        (row[c.RUN_ID], row[c.QUERY_ID], row[c.MEASURE] if row[c.K] is None else f"{row[c.MEASURE]}_{row[c.K]}"): row[c.VALUE]
+        for row in scored.per_query.to_pylist()
+    }
+    means = {(row[c.RUN_ID], row[c.MEASURE]): row[c.VALUE] for row in summary_rows(scored.per_query, scored.measures, "")}
+    geometric = {name for name in names if BY_NAME[name].combine == GEOMETRIC}
+    printed = {name for _, _, name in want}
+    assert all(any(line == name or line.startswith(f"{name}_") for line in printed) for name in names)
+    for (run, query, name), value in want.items():
+        if name in geometric:  # pytrec_eval's per-query log; checked by the mean below
+            continue
+        if math.isnan(value):  # trec_eval 9's 0 / 0 on a list -J empties (10.0 guards it): no value, here 0
+            assert got[(run, query, name)] == 0.0, (run, query, name)
+            continue
+        assert got[(run, query, name)] == pytest.approx(value, abs=1e-12), (run, query, name)
+    for name in geometric:
+        for run in ("r1", "r2"):
+            logs = [value for (r, _, n), value in want.items() if (r, n) == (run, name)]
+            assert means[(run, name)] == pytest.approx(math.exp(sum(logs) / len(logs)), rel=1e-12), (run, name)
 
 
 RECALL_MEASURES = ["iprec_at_recall", "11pt_avg", "iprec_at_recall.0.15,0.33,0.45"]
