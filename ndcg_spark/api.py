@@ -20,7 +20,7 @@ from ndcg_spark.comparison.pairing import wide_values, with_value
 from ndcg_spark.comparison.resampling import start_python_workers
 from ndcg_spark.comparison.rows import Cutoff, Resampling, comparison_rows_frame
 from ndcg_spark.declarations import build
-from ndcg_spark.errors import ConfigError
+from ndcg_spark.errors import ConfigError, InputError
 from ndcg_spark.evaluation import evaluate_checked
 from ndcg_spark.gate.against import Reference, judge
 from ndcg_spark.gate.rule import DEFAULT_ALPHA, GateSettings, bad_threshold
@@ -75,7 +75,7 @@ def evaluate(
         from ndcg_spark.local_evaluation import evaluate_tables  # numpy and pyarrow: the embedded engine's
 
         per_query, evaluation = evaluate_tables(_table(judgments, JUDGMENTS), _tables(results), chosen)
-        return local_report_of(per_query, evaluation)
+        return local_report_of(per_query, evaluation, compared=chosen.baseline is not None)
     spark = judgments.sparkSession
     if isinstance(results, DataFrame):
         sources = [Source(results, GIVEN)]
@@ -128,21 +128,25 @@ evaluate.__signature__ = _signature()  # type: ignore[attr-defined]
 
 
 def compare(
-    per_query: DataFrame,
+    per_query: DataFrame | Any,
     baseline: str,
     *,
     permutations: int = DEFAULT_PERMUTATIONS,
     bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int = DEFAULT_SEED,
     resampling: ResamplingEngine = RESAMPLING_AUTO,
-) -> DataFrame:
+) -> DataFrame | Any:
     """Every run of a per-query report against `baseline`, at every measure and cutoff: both means, wins,
     ties and losses, a paired t-test, a randomization test, a bootstrap interval and Holm's
     correction across runs. `per_query` has the job's per_query columns (a Report's, or a
     published per_query read back); the result has the job's comparison schema. `resampling`
-    says how the draws are computed (auto, arrays or rows; the same numbers either way)."""
+    says how the draws are computed (auto, arrays or rows; the same numbers either way). Of a pandas
+    or Polars frame or an Arrow table (a Report of such tables holds its per_query as pandas), it
+    runs in this process on the embedded engine and returns a pandas frame, the same numbers."""
     chosen = Options.of({"permutations": permutations, "bootstrap": bootstrap, "seed": seed, "resampling": resampling})
     plan = Resampling.of(chosen)
+    if not isinstance(per_query, DataFrame):
+        return _compare_table(_table(per_query, "per_query"), str(baseline), plan)
     valued = c.VALUE if c.VALUE in per_query.columns else c.NDCG
     require_columns(per_query, "per_query", GIVEN, [c.RUN_ID, c.QUERY_ID, c.MEASURE, c.K, valued])
     per_query = with_value(per_query)
@@ -159,6 +163,28 @@ def compare(
     with session_settings(spark, PLAN_CONF):
         rows = compare_rows(spark, wide_values(per_query, cutoffs), str(baseline), runs, cutoffs, plan, pair_rows)
     return comparison_rows_frame(spark, rows)
+
+
+def _compare_table(per_query: object, baseline: str, plan: Resampling) -> Any:
+    """compare() of per_query rows a notebook holds, on the embedded engine: a pandas frame of the
+    Spark engine's columns, the same numbers to the bit."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ndcg_spark.checks.tables import as_arrow
+    from ndcg_spark.comparison.tables import compare_table
+    from ndcg_spark.report.result import local_comparison
+
+    table = as_arrow(per_query, "per_query")
+    valued = c.VALUE if c.VALUE in table.column_names else c.NDCG
+    missing = [name for name in (c.RUN_ID, c.QUERY_ID, c.MEASURE, c.K, valued) if name not in table.column_names]
+    if missing:
+        found = ", ".join(table.column_names)
+        raise InputError(f"per_query {GIVEN}: missing column(s) {', '.join(repr(name) for name in missing)} (found: {found})")
+    columns = {name: table[name] for name in (c.RUN_ID, c.QUERY_ID, c.MEASURE, c.K)}
+    columns[c.QUERY_ID] = pc.cast(columns[c.QUERY_ID], pa.string())  # text, as Spark's per_query holds it
+    columns[c.VALUE] = pc.cast(table[valued], pa.float64())
+    return local_comparison(compare_table(pa.table(columns), baseline, plan))
 
 
 def gate(

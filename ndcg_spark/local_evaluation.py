@@ -11,6 +11,7 @@ from pyspark.sql import Row
 
 from ndcg_spark import columns as c
 from ndcg_spark.checks.tables import checked
+from ndcg_spark.comparison.rows import Resampling
 from ndcg_spark.errors import ConfigError
 from ndcg_spark.evaluation import Evaluation, RunCounts, measure_order
 from ndcg_spark.options import Options
@@ -21,12 +22,11 @@ from ndcg_spark.scoring.plan import ScoringPlan
 
 def evaluate_tables(judgments: object, results: object | Mapping[str, object], options: Options) -> tuple[pa.Table, Evaluation]:
     """per_query's rows and the evaluation (summary, counts) of in-memory tables."""
-    for name, asked in (("baseline", options.baseline), ("slices", options.slices)):
-        if asked:
-            raise ConfigError(
-                f"{name} is computed on Spark DataFrames only for now: pass spark.createDataFrame(...) of the"
-                " judgments and results, or leave out the comparison and the slices"
-            )
+    if options.slices:
+        raise ConfigError(
+            "slices are computed on Spark DataFrames only for now: pass spark.createDataFrame(...) of the"
+            " judgments and results, or leave out the slices"
+        )
     inputs = checked(judgments, results, options)
     scored = score(inputs.judgments, inputs.results, ScoringPlan.of(options))
     summary = sorted(
@@ -43,6 +43,11 @@ def evaluate_tables(judgments: object, results: object | Mapping[str, object], o
         )
         for run, (retrieved, retrieved_judged) in sorted(scored.retrieved.items())
     ]
+    comparison = []
+    if options.baseline is not None:
+        from ndcg_spark.comparison.tables import compare_table  # numpy's draws: a comparison's only
+
+        comparison = compare_table(scored.per_query, options.baseline, Resampling.of(options))
     evaluation = Evaluation(
         summary=summary,
         runs=runs,
@@ -53,5 +58,6 @@ def evaluate_tables(judgments: object, results: object | Mapping[str, object], o
         duplicate_results_dropped=inputs.duplicate_results_dropped,
         complete=options.complete,
         pair_rows=scored.per_query.num_rows // max(len(scored.measures), 1),
+        comparison=comparison,
     )
     return scored.per_query, evaluation

@@ -105,9 +105,23 @@ def compare_pairs(
         from ndcg_spark.comparison.resampled import resampled_sums  # numpy: a comparison's only
 
         try:
-            resampled = resampled_sums(draws, cutoffs, resampling, scale)
+            resampled = resampled_sums(draws.toArrow(), cutoffs, resampling, scale)
         except PythonException as error:
             raise _missing_module(error) or error from None
+    return comparison_rows(baseline, runs, cutoffs, stats, resampled, plans, resampling)
+
+
+def comparison_rows(
+    baseline: str,
+    runs: list[str],
+    cutoffs: list[Cutoff],
+    stats: dict[str, dict[str, Any]],
+    resampled: dict[str, dict[str, Any]],
+    plans: dict[str, Any],
+    resampling: Resampling,
+) -> list[ComparisonRow]:
+    """The rows, one per run and cutoff, from the pairs' statistics and the resampled sums (either
+    engine's: the same integers), Holm's correction applied."""
     rows = [
         _row(baseline, run, cut, stats.get(run), resampled.get(run), plans.get(run), resampling)
         for run in runs

@@ -78,7 +78,7 @@ def paired_with_earlier(per_query: DataFrame, earlier: DataFrame, cutoffs: list[
     """(run, query) for every run and query scored in both reports: the earlier report's value
     of the same run (b_K), this one's (r_K) and their difference (d_K), as paired() gives them."""
     before = wide_values(earlier, cutoffs).select(
-        c.RUN_ID, c.QUERY_ID, *[F.col(cutoff_column("v", cut)).alias(cutoff_column("b", cut)) for cut in cutoffs]
+        c.RUN_ID, c.QUERY_ID, *[F.col(sql_name(cutoff_column("v", cut))).alias(cutoff_column("b", cut)) for cut in cutoffs]
     )
     return _differences(wide_values(per_query, cutoffs).join(before, on=[c.RUN_ID, c.QUERY_ID], how="inner"), cutoffs)
 
@@ -103,9 +103,9 @@ def fell_most(pairs: DataFrame, cutoffs: list[Cutoff], limit: int) -> DataFrame:
                 F.struct(
                     F.lit(cut.measure).alias(c.MEASURE),
                     F.lit(cut.k).cast("int").alias(c.K),
-                    F.col(cutoff_column("b", cut)).alias(BEFORE),
-                    F.col(cutoff_column("r", cut)).alias(AFTER),
-                    F.col(cutoff_column("d", cut)).alias(DIFFERENCE),
+                    F.col(sql_name(cutoff_column("b", cut))).alias(BEFORE),
+                    F.col(sql_name(cutoff_column("r", cut))).alias(AFTER),
+                    F.col(sql_name(cutoff_column("d", cut))).alias(DIFFERENCE),
                 )
                 for cut in cutoffs
             ]

@@ -13,7 +13,7 @@ import math
 from typing import Any
 
 import numpy as np
-from pyspark.sql import DataFrame
+import pyarrow as pa
 
 from ndcg_spark import columns as c
 from ndcg_spark.comparison.draws import OBSERVED_DRAW
@@ -26,10 +26,10 @@ LOWER, UPPER = (1 - CONFIDENCE) / 2, 1 - (1 - CONFIDENCE) / 2  # the interval's 
 Array = Any  # numpy arrays
 
 
-def resampled_sums(draws: DataFrame, cutoffs: list[Cutoff], resampling: Resampling, scale: int) -> dict[str, dict[str, Any]]:
+def resampled_sums(table: pa.Table, cutoffs: list[Cutoff], resampling: Resampling, scale: int) -> dict[str, dict[str, Any]]:
     """Per run: draws at or below / at or above the observed sum (its OBSERVED_DRAW row), and the
-    interval ends (None when no resample weighs anything)."""
-    table = draws.toArrow()
+    interval ends (None when no resample weighs anything). `table`: the draws' sums per (run,
+    draw), draw_rows' columns, from either engine."""
     runs = np.asarray(table.column(c.RUN_ID).to_pylist(), dtype=object)
     draw = _longs(table, DRAW)[0]
     weights, weighed = _longs(table, WEIGHTS)

@@ -139,7 +139,7 @@ def draw_rows(fixed: DataFrame, cutoffs: list[Cutoff], resampling: Resampling) -
     exploded = fixed.select("*", F.explode(F.sequence(first, F.col(DRAWS) - 1)).alias(DRAW)).select(
         c.RUN_ID,
         DRAW,
-        *[F.col(cutoff_column("f", cut)) for cut in cutoffs],
+        *[F.col(sql_name(cutoff_column("f", cut))) for cut in cutoffs],
         F.when(observed, F.lit(1))
         .when(draw < F.col(PERMS), F.when(flipped, F.lit(-1)).otherwise(F.lit(1)))
         .cast("bigint")
@@ -148,7 +148,7 @@ def draw_rows(fixed: DataFrame, cutoffs: list[Cutoff], resampling: Resampling) -
     )
     sums = [F.sum(WEIGHT).alias(WEIGHTS)]
     for cut in cutoffs:
-        f = F.col(cutoff_column("f", cut))
+        f = F.col(sql_name(cutoff_column("f", cut)))
         sums += [
             F.sum(F.col(SIGN) * f).alias(cutoff_column("perm", cut)),
             F.sum(F.col(WEIGHT) * f).alias(cutoff_column("boot", cut)),

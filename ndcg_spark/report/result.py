@@ -3,6 +3,7 @@ Python API returns it and the job publishes it, so both hold the same frames."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from pyspark.sql import DataFrame
 
 from ndcg_spark import columns as c
+from ndcg_spark.comparison.rows import COMPARISON_SCHEMA, ComparisonRow
 from ndcg_spark.evaluation import Evaluation, comparison_frame, slices_frame, summary_frame
 from ndcg_spark.option_values import choice
 from ndcg_spark.options import Options
@@ -72,9 +74,10 @@ def report_of(per_query: DataFrame, evaluation: Evaluation, options: Options, st
     )
 
 
-def local_report_of(per_query: pa.Table, evaluation: Evaluation) -> Report:
+def local_report_of(per_query: pa.Table, evaluation: Evaluation, compared: bool = False) -> Report:
     """The report of an embedded evaluation: pandas frames, whole numbers as pandas' nullable
-    integers (k NULL on an uncut measure), as the Spark engine's columns."""
+    integers (k NULL on an uncut measure), as the Spark engine's columns; compared: a baseline
+    was asked for (the comparison is then present, even with no rows)."""
     import pyarrow as pa
 
     # The summary's column types on Spark (scoring.summary.summarize's schema).
@@ -92,7 +95,19 @@ def local_report_of(per_query: pa.Table, evaluation: Evaluation) -> Report:
     )
     assert tuple(schema.names) == SUMMARY_COLUMNS
     summary = pa.Table.from_pylist([row.asDict() for row in evaluation.summary], schema=schema)
-    return Report(per_query=_pandas(per_query), summary=_pandas(summary), comparison=None, slices=None, evaluation=evaluation)
+    comparison = local_comparison(evaluation.comparison) if compared else None
+    return Report(
+        per_query=_pandas(per_query), summary=_pandas(summary), comparison=comparison, slices=None, evaluation=evaluation
+    )
+
+
+def local_comparison(rows: list[ComparisonRow]) -> pd.DataFrame:
+    """The comparison's rows as a pandas frame of the Spark engine's columns (COMPARISON_SCHEMA)."""
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    schema = to_arrow_schema(COMPARISON_SCHEMA)
+    return _pandas(pa.Table.from_pylist([dataclasses.asdict(row) for row in rows], schema=schema))
 
 
 def _pandas(table: pa.Table) -> pd.DataFrame:

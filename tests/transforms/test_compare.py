@@ -5,12 +5,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from scipy import stats
 
 from ndcg_spark import columns as c
+from ndcg_spark import compare as api_compare
 from ndcg_spark.comparison import rows as cmp
 from ndcg_spark.comparison.compare import compare
 from ndcg_spark.comparison.pairing import wide_values
@@ -167,3 +169,32 @@ def test_statistics_helpers_against_scipy() -> None:
     adjusted = holm([0.01, 0.04, 0.03, None, 0.005])
     assert adjusted[3] is None
     assert [adjusted[i] for i in (0, 1, 2, 4)] == pytest.approx([0.03, 0.06, 0.06, 0.02])
+
+
+def _nulls(row: tuple) -> tuple:
+    """A row's missing values (pandas' NA, NaN, Spark's None) as None."""
+    return tuple(None if value is None or value is pd.NA or value != value else value for value in row)
+
+
+@pytest.mark.parametrize(
+    ("permutations", "bootstrap", "sizes"),
+    [(200, 300, (400, 400, 400)), (5000, 200, (9, 9, 12)), (1000, 1000, (30, 25, 0))],
+    ids=["random-draws", "exact-test", "a-run-sharing-no-query"],
+)
+def test_the_embedded_engine_compares_to_the_bit(
+    spark: SparkSession, values, permutations: int, bootstrap: int, sizes: tuple[int, ...]
+) -> None:
+    """compare() of per_query rows in memory (pandas) gives the Spark engine's rows, every field:
+    the exact sums, the fixed-point draws (the arrays engine's own kernel), the tails, the
+    interval and Holm's correction. Runs pair over the queries they share with the baseline (in
+    the last case one shares none: its queries are renamed)."""
+    subset = {run: array[: size or 5] for (run, array), size in zip(values.items(), sizes, strict=True)}
+    frame = per_query(spark, subset)
+    if not sizes[2]:
+        renamed = F.when(F.col(c.RUN_ID) == "same", F.concat(F.lit("x"), F.col(c.QUERY_ID))).otherwise(F.col(c.QUERY_ID))
+        frame = frame.withColumn(c.QUERY_ID, renamed)
+    keywords = {"permutations": permutations, "bootstrap": bootstrap}
+    on_spark = [_nulls(tuple(row)) for row in api_compare(frame, "base", **keywords).collect()]
+    local = api_compare(frame.toPandas(), "base", **keywords)
+    assert [_nulls(row) for row in local.astype(object).itertuples(index=False)] == on_spark
+    assert len(on_spark) == 4 and local["p_value_randomization"].notna().any()

@@ -109,10 +109,10 @@ def test_the_embedded_engine_reads_arrow_ids_of_any_type() -> None:
 
 @pytest.mark.parametrize("variant", [VARIANTS[0], VARIANTS[-1]], ids=["default", "all"])
 def test_evaluate_on_pandas_gives_the_spark_engines_report(spark: SparkSession, variant: dict) -> None:
-    """evaluate() of pandas frames runs embedded; its per_query and summary equal the Spark
-    engine's to the bit, and its printed tables are the same text."""
+    """evaluate() of pandas frames runs embedded; its per_query, summary and comparison with a
+    baseline equal the Spark engine's to the bit, and its printed tables are the same text."""
     results, judgments = generated(2)
-    options = {"ks": (1, 5, 10), "measures": ALL, **variant}
+    options = {"ks": (1, 5, 10), "measures": ALL, "baseline": "a", "permutations": 300, "bootstrap": 100, **variant}
     on_spark = evaluate(
         rows_frame(spark, judgments, JUDGMENTS_DDL),
         rows_frame(spark, [(run, query, doc, score, None) for run, query, doc, score in results], RESULTS_DDL),
@@ -127,6 +127,8 @@ def test_evaluate_on_pandas_gives_the_spark_engines_report(spark: SparkSession, 
     assert list(embedded.per_query.columns) == on_spark.per_query.columns
     assert _rows(embedded.summary) == [tuple(row) for row in on_spark.summary.collect()]
     assert _sorted(_rows(embedded.per_query)) == _sorted(tuple(row) for row in on_spark.per_query.collect())
+    assert on_spark.comparison is not None and embedded.comparison is not None
+    assert _rows(embedded.comparison) == [tuple(row) for row in on_spark.comparison.collect()]
     assert str(embedded) == str(on_spark)
     assert embedded.table() == on_spark.table()
 
