@@ -175,10 +175,18 @@ class ArrayIngredients:
         return self.ideal.positive
 
     def positives_retrieved(self, k: int | None) -> Ints:
-        return self._at(self._running((self.ranked.gain > 0).astype(np.int64)), k).astype(np.int64)
+        return self._at(self._cum_positive, k).astype(np.int64)
+
+    @cached_property
+    def _cum_positive(self) -> Ints:
+        return self._running((self.ranked.gain > 0).astype(np.int64))
 
     def judged_retrieved(self, k: int | None) -> Ints:
-        return self._at(self._running(self.ranked.judged.astype(np.int64)), k).astype(np.int64)
+        return self._at(self._cum_judged, k).astype(np.int64)
+
+    @cached_property
+    def _cum_judged(self) -> Ints:
+        return self._running(self.ranked.judged.astype(np.int64))
 
     def judged_at(self, k: int | None) -> Doubles:
         """judged@k: the judged share of the top k retrieved; NaN where none is (NULL)."""
