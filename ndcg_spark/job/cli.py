@@ -5,6 +5,7 @@ one line on stderr and an exit code a scheduler can act on."""
 
 from __future__ import annotations
 
+import functools
 import logging
 import sys
 from collections.abc import Sequence
@@ -27,16 +28,16 @@ def one_line(error: BaseException) -> str:
     return f"{type(error).__name__}: {first_line(error)}"
 
 
-def html_report() -> Renderer:
+def html_report(self_contained: bool = False) -> Renderer:
     """Imported only when a report is asked for, before Spark starts: plotly is needed on the
-    driver for it alone."""
+    driver for it alone. self_contained: the page holds plotly's JavaScript."""
     try:
         from ndcg_spark.report.html import render
     except ImportError as error:
         raise ConfigError(
             f"the HTML report needs plotly on the driver ({error}): pip install plotly, or pass --no-html-report"
         ) from None
-    return render
+    return functools.partial(render, self_contained=self_contained)
 
 
 def require_mlflow() -> None:
@@ -87,7 +88,7 @@ def _job(argv: Sequence[str]) -> int:
         if config.repair:
             repair(config, interactive)
             return EXIT_OK
-        verdict = run(config, interactive, html_report() if config.html_report else None)
+        verdict = run(config, interactive, html_report(config.html_self_contained) if config.html_report else None)
     if verdict is not None and not verdict.passed:
         failed = ", ".join(f"{row.run_id} {row.label} against {row.reference_in_words}" for row in verdict.failed)
         print(f"ndcg-spark: quality dropped (the report is published): {failed}", file=progress.driver_stderr())

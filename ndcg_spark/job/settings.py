@@ -188,6 +188,14 @@ class JobConfig:
         group=PUBLICATION,
     )
     html_report: bool = setting(True, "write DIR/report/DATE.html", OUTPUT, key="html", switch=True, group=PUBLICATION)
+    html_self_contained: bool = setting(
+        False,
+        "put plotly's JavaScript inside the page (about 5 MB), for a page sent on its own; by default it is one file"
+        " beside the pages, which every page shares",
+        OUTPUT,
+        switch=True,
+        group=PUBLICATION,
+    )
     report_format: TableFormat = setting(
         TABLE_MARKDOWN,
         "the table written beside the HTML page: DIR/report/DATE.md or .tex",

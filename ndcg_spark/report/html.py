@@ -41,6 +41,7 @@ from ndcg_spark.report.formatting import (
     summary_variants,
     transposed,
 )
+from ndcg_spark.report.tables import significant
 
 CHART_CLASS = "chart"
 PLOTLY_FILE = f"plotly-{plotly.__version__}.min.js"  # beside the pages; a new version, a new file
@@ -58,6 +59,8 @@ th:first-child, td:first-child { text-align: left; }
 .gate.passed { background: #e6f4ea; border-left: 6px solid #1e8e3e; }
 .gate.failed { background: #fce8e6; border-left: 6px solid #d93025; }
 .gate h2 { margin-top: 0.2rem; }
+.headline { padding: 0.4rem 1rem; border-radius: 6px; margin: 1rem 0; background: #eef3fb; border-left: 6px solid #1a73e8; }
+.headline h2 { margin-top: 0.2rem; } .headline li { margin: 0.2rem 0; }
 .fallen { display: flex; gap: 2.5rem; align-items: flex-start; }
 """
 
@@ -290,14 +293,53 @@ _COMPARISON_LEGEND = (
 )
 
 
+def _headline_section(data: ReportData) -> str:
+    """Without a gate, the page opens with what the comparison found: at each measure, the run
+    that gained most on the baseline, by how much, its interval, and whether that holds after
+    Holm's correction (the Markdown table's dagger)."""
+    if data.verdict is not None or not data.comparison:
+        return ""
+    best: dict[tuple[str, int | None], cmp.ComparisonRow] = {}
+    for row in data.comparison:
+        key = (row.measure, row.k)
+        leader = best.get(key)
+        if row.mean_difference is not None and (leader is None or row.mean_difference > (leader.mean_difference or 0.0)):
+            best[key] = row
+    lines = []
+    for (measure, k), row in sorted(best.items(), key=lambda item: report_order(*item[0])):
+        held = "significant" if significant(row) else "not significant"
+        p = row.p_value_randomization_holm if row.p_value_randomization_holm is not None else row.p_value_t_holm
+        lines.append(
+            f"<li><b>{html.escape(label(measure, k))}</b>: {html.escape(row.run_id)} {format_signed(row.mean_difference)}"
+            f" (95% CI [{format_signed(row.ci_low)}, {format_signed(row.ci_high)}]), {held} after Holm"
+            f" (p {format_p(p)})</li>"
+        )
+    baseline = html.escape(data.baseline or "")
+    return (
+        f'<section class="{HEADLINE_CLASS}"><h2>Against {baseline}: the best run at each measure</h2>'
+        f"<ul>{''.join(lines)}</ul></section>"
+    )
+
+
+HEADLINE_CLASS = "headline"
+
+
 def _trend_chart(data: ReportData) -> str:
+    dates = sorted({date for date, _, _ in data.trend})
+    title = f"<h2>NDCG@{data.k} across eval dates</h2>"
+    if len(dates) < 2:
+        only = f" ({html.escape(dates[0])})" if dates else ""
+        return title + (
+            f'<p class="note trend-note">One eval date is published so far{only}: the trend is drawn from the second'
+            " (run the job with --eval-date).</p>"
+        )
     figure, colors = go.Figure(), _colors(data)
     for run in colors:
         points = [(date, value) for date, r, value in data.trend if r == run]
         if points:
             figure.add_trace(_line(points, run, colors[run]))
     figure.update_layout(xaxis_title="eval date", yaxis_title=f"mean NDCG@{data.k}", xaxis_type="category")
-    return f"<h2>NDCG@{data.k} across eval dates</h2>" + _chart(figure, "trend")
+    return title + _chart(figure, "trend")
 
 
 def _slices_section(data: ReportData) -> str:
@@ -362,13 +404,15 @@ def _gate_section(data: ReportData) -> str:
     return f'<section class="{GATE_CLASS} {state.lower()}"><h2>Gate: {html.escape(head)}</h2>{table}{notes}{fallen}</section>'
 
 
-def render(data: ReportData) -> Page:
-    """The page, and plotly's JavaScript to write beside it once (PLOTLY_FILE)."""
+def render(data: ReportData, self_contained: bool = False) -> Page:
+    """The page, and plotly's JavaScript to write beside it once (PLOTLY_FILE); self_contained:
+    the JavaScript inside the page instead (about 5 MB), for a page sent on its own."""
     warnings = "".join(f'<p class="warning">{html.escape(text)}</p>' for text in data.warnings)
     body = "".join(
         [
             f"<h1>ndcg-spark report: {html.escape(data.title)}</h1>",
             _gate_section(data),
+            _headline_section(data),
             warnings,
             _summary_section(data),
             _by_k_chart(data),
@@ -381,9 +425,10 @@ def render(data: ReportData) -> Page:
             _slices_section(data),
         ]
     )
+    script = f"<script>{get_plotlyjs()}</script>" if self_contained else f'<script src="{PLOTLY_FILE}"></script>'
     page = (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>ndcg-spark {html.escape(data.title)}</title><style>{_STYLE}</style>"
-        f'<script src="{PLOTLY_FILE}"></script></head><body>{body}</body></html>\n'
+        f"{script}</head><body>{body}</body></html>\n"
     )
-    return Page(page, {PLOTLY_FILE: get_plotlyjs()})
+    return Page(page, {} if self_contained else {PLOTLY_FILE: get_plotlyjs()})

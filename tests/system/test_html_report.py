@@ -184,3 +184,48 @@ def _open(browser, report: Path) -> None:
     browser.get(report.as_uri())
     drawn = "return Array.from(document.querySelectorAll('.js-plotly-plot')).filter(e => e.querySelector('.main-svg')).length"
     WebDriverWait(browser, HANG_SECONDS, poll_frequency=0.1).until(lambda driver: driver.execute_script(drawn) == len(CHARTS))
+
+
+def test_without_a_gate_the_page_opens_with_the_comparisons_headline(report: Path, browser) -> None:
+    """At each measure, the run that gained most on the baseline, its difference, its interval and
+    whether it holds after Holm's correction: first on the page, before the summary."""
+    _open(browser, report)
+    headline = browser.find_element("css selector", ".headline").text
+    assert headline.startswith("Against bm25: the best run at each measure")
+    lines = headline.splitlines()[1:]
+    assert [line.split(":")[0] for line in lines] == ["ndcg@5", "ndcg@10", "ndcg@20", "ndcg", "P@5", "P@10", "map"]
+    signed = r"[+-]\d\.\d{4}"
+    shape = rf"[^:]+: (dense|hybrid) {signed} \(95% CI \[{signed}, {signed}\]\), (not )?significant after Holm \(p .+\)"
+    for line in lines:
+        assert re.fullmatch(shape, line), line
+    order = browser.execute_script("return Array.from(document.querySelectorAll('h2')).map(h => h.textContent)")
+    assert order[0].startswith("Against bm25: the best run")
+
+
+def test_a_single_eval_date_says_so_instead_of_a_trend(report: Path) -> None:
+    first = (report.parent / f"{DATES[0]}.html").read_text()
+    assert f"One eval date is published so far ({DATES[0]}): the trend is drawn from the second" in first
+    assert 'id="trend"' not in first and 'class="headline"' not in first  # no baseline on that date: no headline
+
+
+def test_a_self_contained_page_draws_on_its_own(report: Path, browser, tmp_path: Path) -> None:
+    """--html-self-contained: plotly's JavaScript inside the page, no file beside it; the page,
+    copied alone to another folder, still draws every chart."""
+    sample = report.parent.parent.parent
+    output = tmp_path / "out"
+    argv = ["--judgments", str(sample / "judgments.parquet"), "--results", str(sample / "results.parquet")]
+    assert main([*argv, "--output", str(output), "--k", "5,10", "--html-self-contained", "--eval-date", DATES[0]]) == EXIT_OK
+    page = output / "report" / f"{DATES[0]}.html"
+    assert sorted(path.name for path in page.parent.iterdir() if path.name.endswith(".js")) == []
+    alone = tmp_path / "mailed" / "page.html"
+    alone.parent.mkdir()
+    shutil.copy(page, alone)
+    text = alone.read_text()
+    assert "<script src=" not in text and len(text) > 1_000_000
+    charts = text.count('class="chart"')
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(alone.as_uri())
+    drawn = "return Array.from(document.querySelectorAll('.js-plotly-plot')).filter(e => e.querySelector('.main-svg')).length"
+    WebDriverWait(browser, HANG_SECONDS, poll_frequency=0.1).until(lambda driver: driver.execute_script(drawn) == charts)
+    assert charts >= 3
