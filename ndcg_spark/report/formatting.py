@@ -97,18 +97,20 @@ def comparison_cells(row: cmp.ComparisonRow) -> dict[str, str]:
     }
 
 
-_PRINTED_COMPARISON = (
+# The comparison's columns as the console, the page and their legends show them: one list.
+COMPARISON_COLUMNS = (
     (c.RUN_ID, "run"),
     (c.MEASURE, "measure"),
-    (cmp.NDCG_BASELINE, "baseline"),
-    (cmp.NDCG_RUN, "run_mean"),
+    (cmp.NUM_QUERIES, "queries"),
+    (cmp.NDCG_BASELINE, "baseline mean"),
+    (cmp.NDCG_RUN, "run mean"),
     (cmp.MEAN_DIFFERENCE, "diff"),
     (WINS_TIES_LOSSES, "W/T/L"),
     (cmp.P_T, "p(t)"),
+    (cmp.P_T_HOLM, "Holm p(t)"),
     (cmp.P_RANDOMIZATION, "p(rand)"),
+    (cmp.P_RANDOMIZATION_HOLM, "Holm p(rand)"),
     (INTERVAL, "95% CI"),
-    (cmp.P_T_HOLM, "p(t) Holm"),
-    (cmp.P_RANDOMIZATION_HOLM, "p(rand) Holm"),
 )
 
 
@@ -117,10 +119,10 @@ def format_comparison(rows: list[cmp.ComparisonRow]) -> str:
     if not rows:
         return ""
     first = rows[0]
-    lines: list[Sequence[str]] = [[title for _, title in _PRINTED_COMPARISON]]
+    lines: list[Sequence[str]] = [[title for _, title in COMPARISON_COLUMNS]]
     for row in rows:
         cells = comparison_cells(row)
-        lines.append([cells[name] for name, _ in _PRINTED_COMPARISON])
+        lines.append([cells[name] for name, _ in COMPARISON_COLUMNS])
     exact = sorted({row.run_id for row in rows if row.randomization_exact})
     notes = [
         f"against baseline {first.baseline}, over the queries scored for both;"

@@ -29,8 +29,8 @@ from ndcg_spark.gate.verdict import FAILED, PASSED, GateRow
 from ndcg_spark.measures import NDCG_MEASURES, cut_head, family_of, label, report_order
 from ndcg_spark.report.data import HISTOGRAM_BINS, QUANTILES, Page, ReportData
 from ndcg_spark.report.formatting import (
+    COMPARISON_COLUMNS,
     INTERVAL,
-    WINS_TIES_LOSSES,
     comparison_cells,
     format_number,
     format_p,
@@ -262,20 +262,7 @@ def _differences_section(data: ReportData) -> str:
 def _comparison_section(data: ReportData) -> str:
     if not data.comparison:
         return ""
-    columns = (
-        (c.RUN_ID, "run"),
-        (c.MEASURE, "measure"),
-        (cmp.NUM_QUERIES, "queries"),
-        (cmp.NDCG_BASELINE, "baseline mean"),
-        (cmp.NDCG_RUN, "run mean"),
-        (cmp.MEAN_DIFFERENCE, "diff"),
-        (WINS_TIES_LOSSES, "W/T/L"),
-        (cmp.P_T, "p(t)"),
-        (cmp.P_T_HOLM, "Holm p(t)"),
-        (cmp.P_RANDOMIZATION, "p(rand)"),
-        (cmp.P_RANDOMIZATION_HOLM, "Holm p(rand)"),
-        (INTERVAL, "95% CI"),
-    )
+    columns = COMPARISON_COLUMNS
     rows = [[cells[name] for name, _ in columns] for cells in map(comparison_cells, data.comparison)]
     header = [title for _, title in columns]
     baseline = html.escape(data.baseline or "")

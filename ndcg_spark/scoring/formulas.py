@@ -29,7 +29,7 @@ from ndcg_spark.frames import indicator, sql_name
 from ndcg_spark.measures import Measure, declaration_of
 from ndcg_spark.measures.terms import Sql, SqlList, Term, literal
 from ndcg_spark.scoring.plan import ScoringPlan
-from ndcg_spark.scoring.ranking import BIGINT, CUM_RELEVANT, at_cutoff
+from ndcg_spark.scoring.ranking import BIGINT, CUM_RELEVANT, at_cutoff, counted
 
 # Columns of the judgments and of the ranked rows. What a ranked row takes from its judgment
 # travels through the ranking's sort, where each field costs every row 8 bytes: so it is one
@@ -387,11 +387,11 @@ def running_sums(formulas: Formulas, judged: str, position: str) -> dict[str, st
     """Running sums in rank order (SQL terms, 0 on the rows the pass drops before summing):
     relevant rows, judged non-relevant ones, judged ones graded below 0, and the discounted sums
     rbp and rbp_resid read at the list's end."""
-    sums = {} if formulas.by_gain else {CUM_REL: _counted(relevant_row(formulas))}
+    sums = {} if formulas.by_gain else {CUM_REL: counted(relevant_row(formulas))}
     if formulas.nonrelevant:
-        sums[CUM_NONREL] = _counted(f"{sql_name(JUDGMENT)} < 0")
+        sums[CUM_NONREL] = counted(f"{sql_name(JUDGMENT)} < 0")
     if formulas.needs.infap:
-        sums[CUM_NEGATIVE] = _counted(f"{sql_name(judged)} AND {sql_name(JUDGMENT)} = 0")
+        sums[CUM_NEGATIVE] = counted(f"{sql_name(judged)} AND {sql_name(JUDGMENT)} = 0")
     pos = f"CAST({sql_name(position)} AS DOUBLE) - 1.0D"
     for p in sorted(formulas.needs.grade_sums):
         grade = sql_name(GRADE)
@@ -401,10 +401,6 @@ def running_sums(formulas: Formulas, judged: str, position: str) -> dict[str, st
     for p in sorted(formulas.needs.judged_sums):
         sums[discount_column("_judged_sum", p)] = f"CASE WHEN {sql_name(JUDGMENT)} <> 0 THEN pow({p!r}D, {pos}) ELSE 0.0D END"
     return sums
-
-
-def _counted(condition: str) -> str:
-    return f"CASE WHEN {condition} THEN 1 ELSE 0 END"
 
 
 def kept_rows(formulas: Formulas) -> str | None:

@@ -92,7 +92,8 @@ RUNNING = "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
 WHOLE = "ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING"
 
 
-def _counted(condition: str) -> str:
+def counted(condition: str) -> str:
+    """SQL text: 1 on a row that meets the condition, else 0 (a term of a running count)."""
     return f"CASE WHEN {condition} THEN 1 ELSE 0 END"
 
 
@@ -148,8 +149,8 @@ def with_running_dcg(
         numbered = (
             numbered.withColumns(
                 {
-                    position: over(f"sum({_counted(usable)})", RUNNING, "INT"),
-                    LIST_LENGTH: over(f"sum({_counted(usable)})", WHOLE, "INT"),
+                    position: over(f"sum({counted(usable)})", RUNNING, "INT"),
+                    LIST_LENGTH: over(f"sum({counted(usable)})", WHOLE, "INT"),
                 }
             )
             .filter(F.expr(f"{usable} OR ({length} = 0 AND {ordinal} = 1)"))
@@ -157,13 +158,13 @@ def with_running_dcg(
         )
         term = f"CASE WHEN {pos} > 0 THEN {discounted(gain_value, pos)} ELSE 0.0D END"
     relevant = f"{gain_value} > 0"
-    counted = relevant if judged is None else f"{sql_name(judged)} OR {relevant}"
-    sums = {running: over(f"sum({term})", RUNNING), CUM_RELEVANT: over(f"sum({_counted(relevant)})", RUNNING)}
+    changing = relevant if judged is None else f"{sql_name(judged)} OR {relevant}"
+    sums = {running: over(f"sum({term})", RUNNING), CUM_RELEVANT: over(f"sum({counted(relevant)})", RUNNING)}
     if judged is not None:
-        sums[CUM_JUDGED] = over(f"sum({_counted(sql_name(judged))})", RUNNING)
+        sums[CUM_JUDGED] = over(f"sum({counted(sql_name(judged))})", RUNNING)
     sums.update({name: over(f"sum({term})", RUNNING) for name, term in (counts or {}).items()})
     returned = at_cutoffs(position, ks) if keep is None else at_cutoffs(position, ks) | F.expr(keep)
-    return numbered.filter(F.expr(counted) | at_cutoffs(position, ks)).withColumns(sums).filter(returned)
+    return numbered.filter(F.expr(changing) | at_cutoffs(position, ks)).withColumns(sums).filter(returned)
 
 
 def at_cutoffs(position: str, ks: Sequence[int]) -> Column:
