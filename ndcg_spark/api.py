@@ -22,7 +22,7 @@ from ndcg_spark.comparison.rows import Cutoff, Resampling, comparison_rows_frame
 from ndcg_spark.declarations import build
 from ndcg_spark.errors import ConfigError, InputError
 from ndcg_spark.evaluation import evaluate_checked
-from ndcg_spark.gate.against import Reference, judge
+from ndcg_spark.gate.against import Reference, judge, judge_tables
 from ndcg_spark.gate.rule import DEFAULT_ALPHA, GateSettings, bad_threshold
 from ndcg_spark.gate.verdict import Verdict
 from ndcg_spark.io.trec import read_trec
@@ -168,11 +168,8 @@ def compare(
 def _compare_table(per_query: object, baseline: str, plan: Resampling) -> Any:
     """compare() of per_query rows a notebook holds, on the embedded engine: a pandas frame of the
     Spark engine's columns, the same numbers to the bit."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     from ndcg_spark.checks.tables import as_arrow
-    from ndcg_spark.comparison.tables import compare_table
+    from ndcg_spark.comparison.tables import compare_table, values_table
     from ndcg_spark.report.result import local_comparison
 
     table = as_arrow(per_query, "per_query")
@@ -181,10 +178,7 @@ def _compare_table(per_query: object, baseline: str, plan: Resampling) -> Any:
     if missing:
         found = ", ".join(table.column_names)
         raise InputError(f"per_query {GIVEN}: missing column(s) {', '.join(repr(name) for name in missing)} (found: {found})")
-    columns = {name: table[name] for name in (c.RUN_ID, c.QUERY_ID, c.MEASURE, c.K)}
-    columns[c.QUERY_ID] = pc.cast(columns[c.QUERY_ID], pa.string())  # text, as Spark's per_query holds it
-    columns[c.VALUE] = pc.cast(table[valued], pa.float64())
-    return local_comparison(compare_table(pa.table(columns), baseline, plan))
+    return local_comparison(compare_table(values_table(table), baseline, plan))
 
 
 def gate(
@@ -215,6 +209,12 @@ def gate(
     if rule is None:
         raise bad_threshold(fail_on_drop)
     against = Reference.baseline(reference) if isinstance(reference, str) else gate_reference(reference, judgments_of(report))
+    if not isinstance(report.per_query, DataFrame):
+        if against.per_query is not None and isinstance(against.per_query, DataFrame):
+            raise ConfigError("gate() of an in-memory report takes an in-memory reference: read_report(...).per_query.toPandas()")
+        return judge_tables(report.per_query, report.evaluation, rule, Resampling.of(chosen), [against])
+    if against.per_query is not None and not isinstance(against.per_query, DataFrame):
+        raise ConfigError("gate() of a Spark report takes a Spark reference: evaluate both on Spark DataFrames")
     spark = report.per_query.sparkSession
     with session_settings(spark, PLAN_CONF):
         return judge(report.per_query, report.evaluation, rule, Resampling.of(chosen), [against])

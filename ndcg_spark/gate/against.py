@@ -53,7 +53,7 @@ class Reference:
 
     kind: ReferenceKind
     name: str
-    per_query: DataFrame | None = None
+    per_query: DataFrame | Any = None  # a Spark DataFrame, or a frame in memory (an embedded report's)
     slices: tuple[Row, ...] = field(default=(), repr=False)
     judgments_changed: bool | None = False
 
@@ -123,6 +123,19 @@ def _against(
         fell = _fell_queries(pairs, cutoffs) if gated else {}
     finally:
         pairs.unpersist()
+    return _gated(gated, fell, reference, rule, (before, after, reference_run))
+
+
+def _gated(
+    gated: list[ComparisonRow],
+    fell: dict[tuple[str, str, int | None], list[Any]],
+    reference: Reference,
+    rule: GateRule,
+    slices: tuple[SliceMeans, SliceMeans, str | None],
+) -> list[GateRow]:
+    """The gated rows, each with its queries and slices that fell most; `slices`: the
+    reference's slice means, the report's, and the reference run (None: the run itself)."""
+    before, after, reference_run = slices
     return [
         _row(
             row,
@@ -133,6 +146,36 @@ def _against(
         )
         for row in gated
     ]
+
+
+def judge_tables(
+    per_query: Any, evaluation: Evaluation, rule: GateRule, resampling: Resampling, references: Sequence[Reference]
+) -> Verdict:
+    """judge() of a report whose per_query is in memory (an embedded evaluation's, or one read
+    with pandas), on the embedded engine: the same pairing, tests and rows, to the bit; an
+    earlier report's per_query is in memory too."""
+    from ndcg_spark.checks.tables import as_arrow
+    from ndcg_spark.comparison.tables import Pairing, values_table
+
+    values = values_table(as_arrow(per_query, "per_query"))
+    runs = sorted({row[c.RUN_ID] for row in evaluation.summary})
+    after = slice_means(evaluation.slices)
+    cutoffs = list(rule.cutoffs)
+    rows = []
+    for reference in references:
+        if reference.kind == REFERENCE_BASELINE:
+            require_baseline(reference.name, runs)
+            pairing = Pairing.against_baseline(values, reference.name, cutoffs)
+            known, before, reference_run = _known(evaluation, reference), after, reference.name
+        else:
+            earlier = values_table(as_arrow(reference.per_query, "the earlier report's per_query"))
+            pairing = Pairing.against_earlier(values, earlier, reference.name, cutoffs)
+            known, before, reference_run = [], slice_means(reference.slices), None
+        comparison = known or pairing.compared(resampling)
+        gated = [row for row in comparison if Cutoff(row.measure, row.k) in rule.cutoffs]
+        fell = pairing.fell_most(FELL_QUERIES) if gated else {}
+        rows += _gated(gated, fell, reference, rule, (before, after, reference_run))
+    return Verdict(tuple(rows), rule, None)
 
 
 def _row(comparison: ComparisonRow, reference: Reference, rule: GateRule, queries: list[Any], slices: list[Any]) -> GateRow:

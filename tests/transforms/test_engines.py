@@ -14,7 +14,7 @@ import pyarrow as pa
 import pytest
 from pyspark.sql import SparkSession
 
-from ndcg_spark import evaluate
+from ndcg_spark import evaluate, gate
 from ndcg_spark.measures import BY_NAME, NDCG_MEASURES, parse_measures, supported_names
 from ndcg_spark.options import Options
 from ndcg_spark.scoring.embedded.per_query import per_query
@@ -165,3 +165,42 @@ def test_every_measure_of_the_catalogue_is_compared() -> None:
     """ALL names every supported declaration, so a new one is on both engines' bench."""
     compared = {measure.name for measure in parse_measures(ALL)} | set(NDCG_MEASURES)
     assert compared == {name for name in supported_names() if not BY_NAME[name].text}
+
+
+def _perturbed(results: list, seed: int) -> list:
+    """The same lists with run b's scores drawn anew: a report of another day, some queries worse."""
+    rng = random.Random(seed)
+    return [(run, query, doc, rng.random() if run == "b" else score) for run, query, doc, score in results]
+
+
+@pytest.mark.parametrize("against", ["baseline", "earlier"])
+def test_the_gate_of_pandas_reports_is_the_spark_engines(spark: SparkSession, against: str) -> None:
+    """gate() of in-memory reports (the embedded engine's) gives the Spark engine's verdict, row
+    for row: the comparison's numbers, the outcome, the queries that fell most."""
+    results, judgments = generated(4)
+    later = _perturbed(results, 9)
+    options = {"ks": (1, 5), "measures": ["P.5", "map"]}
+    gated = {"fail_on_drop": 0.001, "measures": ["ndcg_cut.5", "P.5", "map"], "permutations": 300, "bootstrap": 100}
+
+    def both(rows: list) -> tuple:
+        on_spark = evaluate(
+            rows_frame(spark, judgments, JUDGMENTS_DDL),
+            rows_frame(spark, [(run, query, doc, score, None) for run, query, doc, score in rows], RESULTS_DDL),
+            **options,
+        )
+        local = evaluate(
+            pd.DataFrame(judgments, columns=["query_id", "doc_id", "relevance"]),
+            pd.DataFrame(rows, columns=["run_id", "query_id", "doc_id", "score"]),
+            **options,
+        )
+        return on_spark, local
+
+    spark_now, local_now = both(later)
+    if against == "baseline":
+        spark_verdict, local_verdict = gate(spark_now, "a", **gated), gate(local_now, "a", **gated)
+    else:
+        spark_before, local_before = both(results)
+        spark_verdict, local_verdict = gate(spark_now, spark_before, **gated), gate(local_now, local_before, **gated)
+    assert local_verdict.rows == spark_verdict.rows
+    assert len(local_verdict.rows) >= 6 and any(row.fell_most for row in local_verdict.rows)
+    assert str(local_verdict) == str(spark_verdict)
