@@ -76,14 +76,22 @@ def evaluate(
 
         per_query, evaluation = evaluate_tables(_table(judgments, JUDGMENTS), _tables(results), chosen)
         return local_report_of(per_query, evaluation, compared=chosen.baseline is not None)
-    spark = judgments.sparkSession
     if isinstance(results, DataFrame):
         sources = [Source(results, GIVEN)]
     elif isinstance(results, Mapping) and all(isinstance(frame, DataFrame) for frame in results.values()):
         sources = [Source(frame, GIVEN, str(name)) for name, frame in results.items()]
     else:
         raise ConfigError("results must be a DataFrame or a mapping of run names to DataFrames")
-    judged, retrieved = canonical_inputs(Source(judgments, GIVEN), sources, chosen, located=False)
+    return evaluate_sources(Source(judgments, GIVEN), sources, chosen, query_metadata)
+
+
+def evaluate_sources(
+    judgments: Source, sources: list[Source], chosen: Options, query_metadata: DataFrame | None = None
+) -> Report:
+    """evaluate() of Spark DataFrames, each named in messages as its Source says (the API's
+    "DataFrame"; the path a command read it from)."""
+    spark = judgments.frame.sparkSession
+    judged, retrieved = canonical_inputs(judgments, sources, chosen, located=False)
     slice_input = None
     if chosen.slices:
         if query_metadata is None and len(sources) > 1:

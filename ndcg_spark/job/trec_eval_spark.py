@@ -9,7 +9,8 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from ndcg_spark import columns as c
-from ndcg_spark.api import evaluate
+from ndcg_spark.api import evaluate_sources
+from ndcg_spark.checks.inputs import Source
 from ndcg_spark.errors import InputError
 from ndcg_spark.io.trec import read_trec
 from ndcg_spark.io.trec_formats import QRELS, RUN
@@ -17,7 +18,9 @@ from ndcg_spark.job.session import BASE_CONF, quiet_conf
 from ndcg_spark.job.trec_eval_args import TrecEvalArgs, relstring_name
 from ndcg_spark.measures import Measure, parse_measures, scored
 from ndcg_spark.option_values import ColumnNames
+from ndcg_spark.options import Options
 from ndcg_spark.report.relstring import relstrings
+from ndcg_spark.report.result import Report
 from ndcg_spark.report.trec_eval import report_lines, sorted_lines
 
 
@@ -43,13 +46,18 @@ def _score(args: TrecEvalArgs, judgments: DataFrame, results: DataFrame) -> tupl
     options: dict[str, Any] = {"complete": args.complete, "judged_only": args.judged_only, "max_depth": args.max_depth}
     plain = tuple(m for m in asked if not (args.ndcg_gains and m.name == c.MEASURE_UNCUT))
     frames = []
+
+    def evaluate(**keywords: Any) -> Report:
+        """evaluate() of the two files, each named by its path in a refusal (not "DataFrame")."""
+        chosen = Options.of({"ks": (10,), "relevance_level": args.level, **options, **keywords})
+        return evaluate_sources(Source(judgments, args.qrels), [Source(results, args.run)], chosen)
+
     if plain or not args.ndcg_gains:  # nothing numeric asked (-m relstring): the pairs alone
-        measures = [m.asked for m in plain]
-        report = evaluate(judgments, results, ks=(10,), measures=measures, relevance_level=args.level, **options)
+        report = evaluate(measures=[m.asked for m in plain])
         frames.append(_printed(report.per_query, report.summary, plain, ""))
         pairs = report.per_query.select(c.RUN_ID, c.QUERY_ID).distinct()
     if args.ndcg_gains:
-        gained = evaluate(judgments, results, ks=(10,), gains=dict(args.ndcg_gains), relevance_level=args.level, **options)
+        gained = evaluate(gains=dict(args.ndcg_gains))
         frames.append(_printed(gained.per_query, gained.summary, (Measure(c.MEASURE_UNCUT),), args.ndcg_gains_text))
         pairs = gained.per_query.select(c.RUN_ID, c.QUERY_ID).distinct()
     per_query, summary = frames[0]

@@ -12,7 +12,7 @@ import re
 import pytest
 from pyspark.sql import SparkSession
 
-from ndcg_spark.errors import EXIT_USAGE, ConfigError
+from ndcg_spark.errors import EXIT_INPUT_REJECTED, EXIT_USAGE, ConfigError
 from ndcg_spark.job.cli import main
 from ndcg_spark.job.trec_eval_args import parse
 from ndcg_spark.job.trec_eval_local import local_lines
@@ -91,3 +91,19 @@ def test_both_engines_print_the_same_bytes(spark: SparkSession, conformance_dir:
     local = local_lines(args)
     assert len(local) > 50
     assert run(spark, args) == local
+
+
+def test_a_document_retrieved_twice_is_named_by_its_file_on_spark_too(
+    spark: SparkSession, conformance_dir: str, tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--engine spark refuses the run as the embedded engine does: by its path, with trec_eval's
+    behaviour and no flag of the job's."""
+    with open(os.path.join(conformance_dir, "results.test")) as handle:
+        lines = handle.read().splitlines(keepends=True)
+    run = tmp_path / "twice.run"
+    run.write_text("".join([*lines[:3], lines[0]]))
+    qrels = os.path.join(conformance_dir, "qrels.test")
+    assert main(["trec_eval", "--engine", "spark", qrels, str(run)]) == EXIT_INPUT_REJECTED
+    (line,) = [text for text in capsys.readouterr().err.splitlines() if text.startswith("ndcg-spark:")]
+    assert line.startswith(f"ndcg-spark: results {run}: ") and line.endswith("trec_eval refuses this"), line
+    assert "DataFrame" not in line and "--duplicate-results" not in line
