@@ -13,11 +13,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
-from ndcg_spark.declarations import WHOLE_TABLE, declared, recorded, setting, settings_table
+from ndcg_spark.declarations import WHOLE_TABLE, check, declared, recorded, setting, settings_table
 from ndcg_spark.declarations import checked as checked_values
 from ndcg_spark.declarations import spelling as spelling_of
 from ndcg_spark.errors import ConfigError
 from ndcg_spark.measures import NDCG_CUT, NDCG_MEASURES, NDCG_UNCUT, Measure, parse_measures, scored
+from ndcg_spark.measures.names import implied_options
 from ndcg_spark.option_values import (
     JUDGMENT_COLUMNS,
     RESULT_COLUMNS,
@@ -262,8 +263,9 @@ class Options:
 
     def validated(self) -> Options:
         """A copy with every value checked and normalized; every problem is a ConfigError. NDCG
-        asked for by name joins ks and uncut, so that `measures` holds the others only."""
-        checked: Options = checked_values(self)
+        asked for by name joins ks and uncut, so that `measures` holds the others only. ir_measures'
+        parameters (nDCG(dcg=exp-log2)@10) set the option of the same meaning (_implied)."""
+        checked: Options = checked_values(self._implied())
         ndcg = [measure for measure in checked.measures if measure.name in NDCG_MEASURES]
         if not ndcg:
             return checked
@@ -273,6 +275,23 @@ class Options:
             uncut=checked.uncut or any(measure.k is None for measure in ndcg),
             measures=tuple(measure for measure in checked.measures if measure.name not in NDCG_MEASURES),
         )
+
+    def _implied(self) -> Options:
+        """The options that measure names with ir_measures' parameters ask for, set where the
+        caller left the default; one the caller set otherwise is refused, naming both."""
+        entries = [self.measures] if isinstance(self.measures, str) else self.measures
+        implied = implied_options(entries if isinstance(entries, (list, tuple)) else [])
+        changes: dict[str, Any] = {}
+        for item in declared(type(self)):
+            if item.name not in implied:
+                continue
+            value, entry = implied[item.name]
+            current = getattr(self, item.name)
+            if current == item.default:
+                changes[item.name] = value
+            elif check(item, current) != check(item, value):
+                raise ConfigError(f"measure {entry!r} asks for {item.name} {value!r}, but {item.name} is {current!r}: drop one")
+        return dataclasses.replace(self, **changes) if changes else self
 
     @property
     def scored_measures(self) -> tuple[Measure, ...]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable
+from typing import Any
 
 from ndcg_spark.errors import ConfigError
 from ndcg_spark.measures import catalogue
@@ -171,10 +172,7 @@ def _ir_measures(entry: str) -> list[Measure]:
     if uncut is None and cut is None:
         raise _unknown(entry)
     if matched["params"]:
-        raise ConfigError(
-            f"measure {entry!r}: ir_measures' parameters in parentheses are not supported; ask for"
-            f" {matched['name']}{'' if k is None else '@' + k} and set the relevance level and the gains as options"
-        )
+        ir_parameters(entry)  # checked here; Options applies them (implied_options)
     if k is None:
         if uncut is None:
             raise ConfigError(f"measure {entry!r} needs a cutoff, e.g. {matched['name']}@10")
@@ -185,6 +183,108 @@ def _ir_measures(entry: str) -> list[Measure]:
     if cut.params == LEVELS:
         return [Measure(cut.name, None, level_text(_number(entry, k)))]
     return [Measure(cut.name, _cutoff(entry, k))]
+
+
+# ir_measures' parameters in parentheses, as the evaluation's options of the same meaning: each
+# parameter, the option it sets, how its text reads, and the declarations that take it.
+_NDCG_FAMILY = ("ndcg", "ndcg_cut")
+_NOT_BY_LEVEL = (*_NDCG_FAMILY, "err", "judged", "num_q", "num_ret")
+
+
+def _gain_of_dcg(text: str) -> str:
+    gains = {"log2": "linear", "exp-log2": "exponential"}
+    if text not in gains:
+        raise ValueError("dcg is log2 or exp-log2")
+    return gains[text]
+
+
+def _flag(text: str) -> bool:
+    if text not in ("True", "False"):
+        raise ValueError("True or False")
+    return text == "True"
+
+
+def _gain_table(text: str) -> dict[int, float]:
+    inner = text.strip()
+    if not (inner.startswith("{") and inner.endswith("}")):
+        raise ValueError("a table of grade: gain, e.g. {0:0,1:1,2:3}")
+    table = {}
+    for pair in filter(None, (part.strip() for part in inner[1:-1].split(","))):
+        grade, colon, gain = pair.partition(":")
+        if not colon:
+            raise ValueError(f"{pair!r} is not grade:gain")
+        table[int(grade)] = float(gain)
+    return table
+
+
+def _level(text: str) -> int:
+    return int(text)
+
+
+_IR_PARAMETERS: dict[str, tuple[str, Any, Any]] = {
+    "dcg": ("gain", _gain_of_dcg, lambda name: name in _NDCG_FAMILY),
+    "gains": ("gains", _gain_table, lambda name: name in _NDCG_FAMILY),
+    "judged_only": ("judged_only", _flag, lambda name: name in (*_NDCG_FAMILY, "map", "map_cut")),
+    "rel": ("relevance_level", _level, lambda name: name not in _NOT_BY_LEVEL),
+}
+_PARAMETER = re.compile(r"\s*([A-Za-z_]+)\s*=\s*(\{[^}]*\}|[^,]+)\s*(?:,|$)")
+
+
+def ir_parameters(entry: str) -> dict[str, Any]:
+    """The options an ir_measures name's parameters ask for (nDCG(dcg=exp-log2)@10: gain
+    exponential; P(rel=2)@5: relevance_level 2), checked; {} for a name without them."""
+    matched = _IR_MEASURES.fullmatch(entry)
+    if matched is None or not matched["params"]:
+        return {}
+    (measure, *_) = _ir_measures(_without_params(entry))
+    text, found = matched["params"][1:-1], {}
+    for part in _PARAMETER.finditer(text):
+        name, value = part[1], part[2].strip()
+        if name not in _IR_PARAMETERS or not _IR_PARAMETERS[name][2](measure.name):
+            known = ", ".join(key for key, (_, _, takes) in _IR_PARAMETERS.items() if takes(measure.name)) or "none"
+            raise ConfigError(f"measure {entry!r}: {matched['name']} takes no parameter {name!r} here (it takes: {known})")
+        option, read, _ = _IR_PARAMETERS[name]
+        try:
+            found[option] = read(value)
+        except ValueError as error:
+            raise ConfigError(f"measure {entry!r}: {name}={value}: {error}") from None
+    if "".join(part[0] for part in _PARAMETER.finditer(text)).replace(" ", "") != text.replace(" ", ""):
+        raise ConfigError(f"measure {entry!r}: parameters are name=value, comma-separated")
+    return found
+
+
+def _without_params(entry: str) -> str:
+    """The ir_measures name without its parameters: nDCG(dcg=exp-log2)@10 -> nDCG@10."""
+    head, _, rest = entry.partition("(")
+    return head + rest.partition(")")[2]
+
+
+def implied_options(entries: Iterable[object]) -> dict[str, tuple[Any, str]]:
+    """option -> (value, the entry that asks for it), of every measure name given with ir_measures'
+    parameters. One evaluation scores a measure one way: two entries that ask for different values,
+    or one of a family with parameters beside one of it without (nDCG(dcg=exp-log2)@10 and
+    nDCG@5), are refused."""
+    implied: dict[str, tuple[Any, str]] = {}
+    by_family: dict[str, dict[str, tuple[dict[str, Any], str]]] = {}
+    for entry in entries:
+        if not isinstance(entry, str) or _IR_MEASURES.fullmatch(entry) is None:
+            continue
+        found = ir_parameters(entry)
+        family = _IR_MEASURES.fullmatch(entry)["name"]  # type: ignore[index]
+        by_family.setdefault(family, {})[entry] = (found, entry)
+        for option, value in found.items():
+            if option in implied and implied[option][0] != value:
+                raise ConfigError(
+                    f"measures {implied[option][1]!r} and {entry!r} ask for two values of {option}; one evaluation has one:"
+                    " evaluate them apart"
+                )
+            implied.setdefault(option, (value, entry))
+    for family, asked in by_family.items():
+        settings = {repr(sorted(found.items())) for found, _ in asked.values()}
+        if len(settings) > 1:
+            names = " and ".join(repr(entry) for entry in asked)
+            raise ConfigError(f"measures {names} ask for {family} two ways; one evaluation scores it one way: evaluate apart")
+    return implied
 
 
 def _unknown(entry: str) -> ConfigError:
