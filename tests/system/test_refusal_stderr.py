@@ -37,17 +37,16 @@ def _stderr(done: subprocess.CompletedProcess[str]) -> list[str]:
     return [line for line in done.stderr.splitlines() if line.strip() and not line.startswith(_JVM_NOTICE)]
 
 
+def _python(script: str, *argv: str) -> subprocess.CompletedProcess[str]:
+    """The script in a Python of its own, as a scheduler starts the command."""
+    command = [sys.executable, "-c", script, *argv]
+    return subprocess.run(command, env=job_env(), capture_output=True, text=True, timeout=HANG_SECONDS, check=False)
+
+
 def test_an_unknown_baseline_found_mid_write_prints_one_line(tmp_path: Path) -> None:
     judgments, results = write(tmp_path / "j.parquet", JUDGMENTS), write(tmp_path / "r.parquet", RESULTS)
     argv = ["--judgments", judgments, "--results", results, "--output", str(tmp_path / "out"), "--baseline", "nope"]
-    done = subprocess.run(
-        [sys.executable, "-c", _SCRIPT, str(tmp_path), *argv],
-        env=job_env(),
-        capture_output=True,
-        text=True,
-        timeout=HANG_SECONDS,
-        check=False,
-    )
+    done = _python(_SCRIPT, str(tmp_path), *argv)
     assert done.returncode == EXIT_USAGE, done.stderr[-3000:]
     assert _stderr(done) == ["ndcg-spark: baseline run 'nope' is not in the results (runs: r1, r2)"]
 
@@ -63,14 +62,7 @@ def test_a_missing_local_input_is_refused_before_spark(tmp_path: Path) -> None:
         "    sys.modules[name].SparkSession._instantiatedSession is not None))\n"
         "sys.exit(code)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script, "--judgments", judgments, "--results", missing, "--output", str(tmp_path / "out")],
-        env=job_env(),
-        capture_output=True,
-        text=True,
-        timeout=HANG_SECONDS,
-        check=False,
-    )
+    done = _python(script, "--judgments", judgments, "--results", missing, "--output", str(tmp_path / "out"))
     assert done.returncode == EXIT_INPUT_REJECTED, done.stderr[-3000:]
     assert _stderr(done) == [f"ndcg-spark: results {missing}: no such file or folder"]
     assert done.stdout.strip() == "[]"  # no session was started

@@ -14,7 +14,7 @@ import pyarrow as pa
 import pytest
 from pyspark.sql import SparkSession
 
-from ndcg_spark import evaluate, gate
+from ndcg_spark import Report, evaluate, gate
 from ndcg_spark.measures import BY_NAME, NDCG_MEASURES, parse_measures, supported_names
 from ndcg_spark.options import Options
 from ndcg_spark.scoring.embedded.per_query import per_query
@@ -113,6 +113,19 @@ def test_evaluate_on_pandas_gives_the_spark_engines_report(spark: SparkSession, 
     baseline equal the Spark engine's to the bit, and its printed tables are the same text."""
     results, judgments = generated(2)
     options = {"ks": (1, 5, 10), "measures": ALL, "baseline": "a", "permutations": 300, "bootstrap": 100, **variant}
+    on_spark, embedded = _on_both(spark, judgments, results, options)
+    assert list(embedded.summary.columns) == on_spark.summary.columns
+    assert list(embedded.per_query.columns) == on_spark.per_query.columns
+    assert _rows(embedded.summary) == [tuple(row) for row in on_spark.summary.collect()]
+    assert _sorted(_rows(embedded.per_query)) == _sorted(tuple(row) for row in on_spark.per_query.collect())
+    assert on_spark.comparison is not None and embedded.comparison is not None
+    assert _rows(embedded.comparison) == [tuple(row) for row in on_spark.comparison.collect()]
+    assert str(embedded) == str(on_spark)
+    assert embedded.table() == on_spark.table()
+
+
+def _on_both(spark: SparkSession, judgments: list, results: list, options: dict) -> tuple[Report, Report]:
+    """evaluate() of the same rows as Spark DataFrames and as pandas frames (the embedded engine)."""
     on_spark = evaluate(
         rows_frame(spark, judgments, JUDGMENTS_DDL),
         rows_frame(spark, [(run, query, doc, score, None) for run, query, doc, score in results], RESULTS_DDL),
@@ -123,14 +136,7 @@ def test_evaluate_on_pandas_gives_the_spark_engines_report(spark: SparkSession, 
         pd.DataFrame(results, columns=["run_id", "query_id", "doc_id", "score"]),
         **options,
     )
-    assert list(embedded.summary.columns) == on_spark.summary.columns
-    assert list(embedded.per_query.columns) == on_spark.per_query.columns
-    assert _rows(embedded.summary) == [tuple(row) for row in on_spark.summary.collect()]
-    assert _sorted(_rows(embedded.per_query)) == _sorted(tuple(row) for row in on_spark.per_query.collect())
-    assert on_spark.comparison is not None and embedded.comparison is not None
-    assert _rows(embedded.comparison) == [tuple(row) for row in on_spark.comparison.collect()]
-    assert str(embedded) == str(on_spark)
-    assert embedded.table() == on_spark.table()
+    return on_spark, embedded
 
 
 def _rows(frame: pd.DataFrame) -> list[tuple]:
@@ -182,24 +188,11 @@ def test_the_gate_of_pandas_reports_is_the_spark_engines(spark: SparkSession, ag
     options = {"ks": (1, 5), "measures": ["P.5", "map"]}
     gated = {"fail_on_drop": 0.001, "measures": ["ndcg_cut.5", "P.5", "map"], "permutations": 300, "bootstrap": 100}
 
-    def both(rows: list) -> tuple:
-        on_spark = evaluate(
-            rows_frame(spark, judgments, JUDGMENTS_DDL),
-            rows_frame(spark, [(run, query, doc, score, None) for run, query, doc, score in rows], RESULTS_DDL),
-            **options,
-        )
-        local = evaluate(
-            pd.DataFrame(judgments, columns=["query_id", "doc_id", "relevance"]),
-            pd.DataFrame(rows, columns=["run_id", "query_id", "doc_id", "score"]),
-            **options,
-        )
-        return on_spark, local
-
-    spark_now, local_now = both(later)
+    spark_now, local_now = _on_both(spark, judgments, later, options)
     if against == "baseline":
         spark_verdict, local_verdict = gate(spark_now, "a", **gated), gate(local_now, "a", **gated)
     else:
-        spark_before, local_before = both(results)
+        spark_before, local_before = _on_both(spark, judgments, results, options)
         spark_verdict, local_verdict = gate(spark_now, spark_before, **gated), gate(local_now, local_before, **gated)
     assert local_verdict.rows == spark_verdict.rows
     assert len(local_verdict.rows) >= 6 and any(row.fell_most for row in local_verdict.rows)
