@@ -267,7 +267,8 @@ def implied_options(entries: Iterable[object]) -> dict[str, tuple[Any, str]]:
     implied: dict[str, tuple[Any, str]] = {}
     by_family: dict[str, dict[str, tuple[dict[str, Any], str]]] = {}
     for entry in entries:
-        if not isinstance(entry, str) or _IR_MEASURES.fullmatch(entry) is None:
+        # trec_eval's names (P, map, ndcg_cut.10) follow the options: only ir_measures' are read.
+        if not isinstance(entry, str) or _IR_MEASURES.fullmatch(entry) is None or entry.partition(".")[0] in catalogue.BY_NAME:
             continue
         found = ir_parameters(entry)
         family = _IR_MEASURES.fullmatch(entry)["name"]  # type: ignore[index]

@@ -76,3 +76,12 @@ def test_contradictions_are_refused(options: dict, message: str | None) -> None:
         return
     with pytest.raises(ConfigError, match=message):
         Options.of(options)
+
+
+def test_trec_evals_names_follow_the_options_beside_them() -> None:
+    """P and map (trec_eval's names) are scored at the level P(rel=2)@5 sets; P@10, ir_measures'
+    P without the parameter, would be scored another way than ir_measures does: refused."""
+    options = Options.of({"measures": ["P(rel=2)@5", "P", "map"]})
+    assert options.relevance_level == 2 and len(options.measures) > 3
+    with pytest.raises(ConfigError, match=r"^measures 'P\(rel=2\)@5' and 'P@10' ask for P two ways"):
+        Options.of({"measures": ["P(rel=2)@5", "P@10"]})
