@@ -219,10 +219,16 @@ def gate(
     against = Reference.baseline(reference) if isinstance(reference, str) else gate_reference(reference, judgments_of(report))
     if not isinstance(report.per_query, DataFrame):
         if against.per_query is not None and isinstance(against.per_query, DataFrame):
-            raise ConfigError("gate() of an in-memory report takes an in-memory reference: read_report(...).per_query.toPandas()")
+            raise ConfigError(
+                "gate() of an in-memory report takes a reference of the same kind: a report of pandas, Polars or Arrow"
+                " tables, or the name of a baseline run"
+            )
         return judge_tables(report.per_query, report.evaluation, rule, Resampling.of(chosen), [against])
     if against.per_query is not None and not isinstance(against.per_query, DataFrame):
-        raise ConfigError("gate() of a Spark report takes a Spark reference: evaluate both on Spark DataFrames")
+        raise ConfigError(
+            "gate() of a Spark report takes a reference of the same kind: a report of Spark DataFrames (read_report's),"
+            " or the name of a baseline run"
+        )
     spark = report.per_query.sparkSession
     with session_settings(spark, PLAN_CONF):
         return judge(report.per_query, report.evaluation, rule, Resampling.of(chosen), [against])

@@ -15,6 +15,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from ndcg_spark import Report, evaluate, gate
+from ndcg_spark.errors import ConfigError
 from ndcg_spark.measures import BY_NAME, NDCG_MEASURES, parse_measures, supported_names
 from ndcg_spark.options import Options
 from ndcg_spark.scoring.embedded.per_query import per_query
@@ -197,3 +198,13 @@ def test_the_gate_of_pandas_reports_is_the_spark_engines(spark: SparkSession, ag
     assert local_verdict.rows == spark_verdict.rows
     assert len(local_verdict.rows) >= 6 and any(row.fell_most for row in local_verdict.rows)
     assert str(local_verdict) == str(spark_verdict)
+
+
+def test_a_gate_across_the_engines_is_refused(spark: SparkSession) -> None:
+    """A report is gated against a reference of its own kind: one line says so otherwise."""
+    results, judgments = generated(4)
+    on_spark, local = _on_both(spark, judgments, results, {"ks": (5,)})
+    with pytest.raises(ConfigError, match=r"^gate\(\) of an in-memory report takes a reference of the same kind"):
+        gate(local, on_spark, fail_on_drop=0.01)
+    with pytest.raises(ConfigError, match=r"^gate\(\) of a Spark report takes a reference of the same kind"):
+        gate(on_spark, local, fail_on_drop=0.01)
