@@ -187,7 +187,7 @@ def _ir_measures(entry: str) -> list[Measure]:
 
 # ir_measures' parameters in parentheses, as the evaluation's options of the same meaning: each
 # parameter, the option it sets, how its text reads, and the declarations that take it.
-_NDCG_FAMILY = ("ndcg", "ndcg_cut")
+_NDCG_FAMILY = catalogue.NDCG_MEASURES
 _NOT_BY_LEVEL = (*_NDCG_FAMILY, "err", "judged", "num_q", "num_ret")
 
 

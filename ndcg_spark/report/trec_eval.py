@@ -8,6 +8,7 @@ from pyspark.sql import functions as F
 from ndcg_spark import columns as c
 from ndcg_spark.io.trec_formats import LINE
 from ndcg_spark.measures import catalogue
+from ndcg_spark.report.trec_eval_lines import FAMILY_PATTERN
 
 # trec_eval -q prints each value with this format: measure padded to 22, then tabs.
 _REPORT_LINE = "%-22s\t%s\t%.4f"
@@ -40,7 +41,7 @@ def _measure_place(measure: Column) -> Column:
     with a parameter in its name, iprec_at_recall_0.10, at its declaration's place)."""
     names = [declaration.name for declaration in catalogue.CATALOGUE]
     # The declaration's name of a reported measure name: iprec_at_recall_0.10 -> iprec_at_recall.
-    family = F.regexp_extract(measure, "^(" + "|".join(sorted(names, key=len, reverse=True)) + r")(_[-0-9.,=a-z]+)?$", 1)
+    family = F.regexp_extract(measure, FAMILY_PATTERN, 1)
     return F.array_position(F.array(*[F.lit(name) for name in names]), family)
 
 

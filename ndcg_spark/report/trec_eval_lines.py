@@ -19,7 +19,9 @@ _NAMES = [declaration.name for declaration in catalogue.CATALOGUE]
 _PLACE = {name: i + 1 for i, name in enumerate(_NAMES)}
 # The declaration's name of a reported measure name: iprec_at_recall_0.10 -> iprec_at_recall,
 # ndcg_1=3,2=9 -> ndcg (report/trec_eval.py's, the same pattern).
-_FAMILY = re.compile("^(" + "|".join(sorted(_NAMES, key=len, reverse=True)) + r")(_[-0-9.,=a-z]+)?$")
+# Shared with report/trec_eval.py's Spark SQL: the text of one pattern (Python's re and Java's alike).
+FAMILY_PATTERN = "^(" + "|".join(sorted(_NAMES, key=len, reverse=True)) + r")(_[-0-9.,=a-z]+)?$"
+_FAMILY = re.compile(FAMILY_PATTERN)
 _WHOLE = {declaration.name for declaration in catalogue.CATALOGUE if declaration.whole}
 _SUMMARY_ONLY = {declaration.name for declaration in catalogue.CATALOGUE if not declaration.per_query_printed}
 

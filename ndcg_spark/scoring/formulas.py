@@ -304,14 +304,15 @@ class Formulas:
         return bool(self.needs.grade_sums) or self.needs.graded_rows
 
     @property
-    def by_cutoff(self) -> list[tuple[str, str, list[int | None]]]:
-        """The running values read at cutoffs: (running column, reported column, cutoffs)."""
+    def by_cutoff(self) -> list[tuple[str, str, str | None, list[int | None]]]:
+        """The running values read at cutoffs: (running column, reported column, its SQL type
+        when a cast is due (counts; None for the DCG, a double), cutoffs)."""
         n = self.needs
         return [
-            (c.CUM_DCG, c.DCG, sorted(n.dcg_ks, key=c.cutoff_order)),
-            (CUM_RELEVANT, c.NUM_RELEVANT_RETRIEVED, sorted(n.positive_ks, key=c.cutoff_order)),
-            (CUM_REL, REL_RET, [] if self.by_gain else sorted(n.rel_ks, key=c.cutoff_order)),
-            (CUM_NONREL, NONREL_RET, sorted(n.nonrel_ks, key=c.cutoff_order)),
+            (c.CUM_DCG, c.DCG, None, sorted(n.dcg_ks, key=c.cutoff_order)),
+            (CUM_RELEVANT, c.NUM_RELEVANT_RETRIEVED, BIGINT, sorted(n.positive_ks, key=c.cutoff_order)),
+            (CUM_REL, REL_RET, BIGINT, [] if self.by_gain else sorted(n.rel_ks, key=c.cutoff_order)),
+            (CUM_NONREL, NONREL_RET, BIGINT, sorted(n.nonrel_ks, key=c.cutoff_order)),
         ]
 
     @property
@@ -450,8 +451,8 @@ def ranked_aggregates(formulas: Formulas, position: str) -> list[Column]:
     n = formulas.needs
     pos, rel, cum = sql_name(position), sql_name(RELEVANT), sql_name(formulas.cum_rel)
     aggregates = [
-        at_cutoff(running, position, k, c.at_cutoff(reported, k), None if running == c.CUM_DCG else BIGINT)
-        for running, reported, ks in formulas.by_cutoff
+        at_cutoff(running, position, k, c.at_cutoff(reported, k), cast)
+        for running, reported, cast, ks in formulas.by_cutoff
         for k in ks
     ]
     for name in [discount_column("_grade_sum", p) for p in n.grade_sums] + [
