@@ -10,7 +10,8 @@ import pyarrow as pa
 from pyspark.sql import Row
 
 from ndcg_spark import columns as c
-from ndcg_spark.checks.tables import checked
+from ndcg_spark.checks.kinds import GIVEN
+from ndcg_spark.checks.tables import Checked, checked
 from ndcg_spark.comparison.rows import Resampling
 from ndcg_spark.errors import ConfigError
 from ndcg_spark.evaluation import Evaluation, RunCounts, measure_order
@@ -20,14 +21,21 @@ from ndcg_spark.scoring.embedded.summary import summary_rows
 from ndcg_spark.scoring.plan import ScoringPlan
 
 
-def evaluate_tables(judgments: object, results: object | Mapping[str, object], options: Options) -> tuple[pa.Table, Evaluation]:
-    """per_query's rows and the evaluation (summary, counts) of in-memory tables."""
+def evaluate_tables(
+    judgments: object, results: object | Mapping[str, object], options: Options, where: tuple[str, str] = (GIVEN, GIVEN)
+) -> tuple[pa.Table, Evaluation]:
+    """per_query's rows and the evaluation (summary, counts) of in-memory tables (`where`: how
+    messages name them, checks.tables.checked's)."""
     if options.slices:
         raise ConfigError(
             "slices are computed on Spark DataFrames only for now: pass spark.createDataFrame(...) of the"
             " judgments and results, or leave out the slices"
         )
-    inputs = checked(judgments, results, options)
+    return evaluate_checked_tables(checked(judgments, results, options, where), options)
+
+
+def evaluate_checked_tables(inputs: Checked, options: Options) -> tuple[pa.Table, Evaluation]:
+    """evaluate_tables of inputs already checked (the job keeps them, for trec_eval's relstrings)."""
     scored = score(inputs.judgments, inputs.results, ScoringPlan.of(options))
     summary = sorted(
         (Row(**row) for row in summary_rows(scored.per_query, scored.measures, options.variant)),

@@ -65,6 +65,15 @@ RESAMPLING_ARRAYS: ResamplingEngine = "arrays"
 RESAMPLING_ROWS: ResamplingEngine = "rows"
 RESAMPLING_ENGINES: tuple[ResamplingEngine, ...] = get_args(ResamplingEngine)
 
+# Which engine evaluates: spark (a SparkSession, any size), local (the embedded engine, in this
+# process, no JVM: data that fits one machine), or auto: local when every path is local and the
+# inputs are small enough (job/engine.py says how it decides), else spark.
+Engine = Literal["auto", "local", "spark"]
+ENGINE_AUTO: Engine = "auto"
+ENGINE_LOCAL: Engine = "local"
+ENGINE_SPARK: Engine = "spark"
+ENGINES: tuple[Engine, ...] = get_args(Engine)
+
 DEFAULT_KS = (5, 10, 20)
 DEFAULT_RUN_ID = "run"
 # Enough for p-values and interval ends to about +-0.01 (binomial error at 1000 draws); each
@@ -183,6 +192,14 @@ class Options:
         choices=ORDERS,
     )
     run_id: str = option(DEFAULT_RUN_ID, "the run's name when the results have no run_id column", EVALUATION, parse=_run_name)
+    engine: Engine = option(
+        ENGINE_AUTO,
+        "local (in this process, no JVM), spark, or auto: local when every input and the output are local paths"
+        " and the inputs are small enough for one machine, else spark (docs/engines.md); in Python: local for"
+        " pandas, Polars and Arrow tables, spark for Spark DataFrames",
+        EVALUATION,
+        choices=ENGINES,
+    )
     duplicate_judgments: DuplicateJudgments = option(
         ON_DUPLICATE_ERROR,
         "error (trec_eval) or keep_max: keep the highest grade of a document judged twice for one query",

@@ -149,7 +149,12 @@ def _gated(
 
 
 def judge_tables(
-    per_query: Any, evaluation: Evaluation, rule: GateRule, resampling: Resampling, references: Sequence[Reference]
+    per_query: Any,
+    evaluation: Evaluation,
+    rule: GateRule,
+    resampling: Resampling,
+    references: Sequence[Reference],
+    note: str | None = None,
 ) -> Verdict:
     """judge() of a report whose per_query is in memory (an embedded evaluation's, or one read
     with pandas), on the embedded engine: the same pairing, tests and rows, to the bit; an
@@ -175,7 +180,7 @@ def judge_tables(
         gated = [row for row in comparison if Cutoff(row.measure, row.k) in rule.cutoffs]
         fell = pairing.fell_most(FELL_QUERIES) if gated else {}
         rows += _gated(gated, fell, reference, rule, (before, after, reference_run))
-    return Verdict(tuple(rows), rule, None)
+    return Verdict(tuple(rows), rule, note)
 
 
 def _row(comparison: ComparisonRow, reference: Reference, rule: GateRule, queries: list[Any], slices: list[Any]) -> GateRow:

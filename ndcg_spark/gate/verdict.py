@@ -165,6 +165,16 @@ class Verdict:
         return gate_frame(spark, list(self.rows))
 
 
+def gate_table(rows: list[GateRow]) -> Any:
+    """The gate dataset as an Arrow table, of gate_frame's columns (the embedded engine's)."""
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    return pa.Table.from_pylist(
+        [{item.name: getattr(row, item.name) for item in GATE_SCHEMA} for row in rows], schema=to_arrow_schema(GATE_SCHEMA)
+    )
+
+
 def gate_frame(spark: SparkSession, rows: list[GateRow]) -> DataFrame:
     return local_frame(spark, [tuple(getattr(row, item.name) for item in GATE_SCHEMA) for row in rows], GATE_SCHEMA)
 

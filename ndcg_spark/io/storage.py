@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 import uuid
 from collections.abc import Iterator
@@ -320,6 +321,10 @@ class FileSystem:
     def _scheme(self) -> str:
         return str(self._fs.getUri().getScheme() or "file")
 
+    def on_disk(self, path: str) -> str:
+        """A local path's name for os calls (a file: URI's path part)."""
+        return self._local(path)
+
     def _local(self, path: str) -> str:
         return urlparse(path).path if "://" in path or path.startswith("file:") else path
 
@@ -386,12 +391,106 @@ def _checksum(path: str) -> str:
     return f"{folder}/.{name}.crc"
 
 
+class LocalFileSystem(FileSystem):
+    """The same file system on a local disk, in this process (os calls, pyarrow's Parquet footers):
+    the embedded engine's, where no JVM runs. Every step of the protocol above it (the lock, the
+    commit record, the swaps) is the one code; only these primitives differ."""
+
+    def __init__(self, spark: SparkSession | None, path: str) -> None:  # noqa: ARG002 - file_system's signature
+        self._root_path = self._local(path)
+
+    @property
+    def _scheme(self) -> str:
+        return "file"
+
+    def exists(self, path: str) -> bool:
+        return os.path.lexists(self._local(path))
+
+    def delete(self, path: str) -> None:
+        local = self._local(path)
+        if os.path.isdir(local) and not os.path.islink(local):
+            shutil.rmtree(local, ignore_errors=True)
+        elif os.path.lexists(local):
+            os.unlink(local)
+
+    def mkdirs(self, path: str) -> None:
+        os.makedirs(self._local(path), exist_ok=True)
+
+    def unwritable_folder(self, path: str) -> str | None:
+        target = os.path.abspath(self._local(path))
+        probe: str | None = target
+        while probe is not None and not os.path.exists(probe):
+            parent = os.path.dirname(probe)
+            probe = None if parent == probe else parent
+        if probe is None:
+            return None
+        if not os.path.isdir(probe):
+            return "is a file, not a folder" if probe == target else f"is under {probe}, a file"
+        where = "" if probe == target else f" ({probe}, where it would be made)"
+        if not os.access(probe, os.W_OK | os.X_OK):
+            return f"cannot be written by this user{where}"
+        try:  # permissions are not all: /proc, a read-only mount, a full disk
+            os.rmdir(tempfile.mkdtemp(prefix=".ndcg-spark-probe-", dir=probe))
+        except OSError as error:
+            return f"cannot be written{where}: {error.strerror or error}"
+        return None
+
+    def is_empty_dir(self, path: str) -> bool:
+        local = self._local(path)
+        return os.path.isdir(local) and not os.listdir(local)
+
+    def children(self, path: str) -> list[FileInfo]:
+        local = self._local(path)
+        if not os.path.isdir(local):
+            return []
+        folder = path.rstrip("/")
+        return [self._stat(f"{folder}/{name}") for name in sorted(os.listdir(local))]
+
+    def files(self, path: str) -> list[FileInfo]:
+        local = self._local(path)
+        if os.path.isfile(local):
+            return [self._stat(path)]
+        found = []
+        for root, folders, names in os.walk(local):
+            folders.sort()
+            inside = os.path.relpath(root, local)
+            for name in sorted(names):
+                found.append(self._stat(path.rstrip("/") + ("" if inside == "." else f"/{inside}") + f"/{name}"))
+        return found
+
+    def _stat(self, path: str) -> FileInfo:
+        status = os.stat(self._local(path))
+        return FileInfo(path, status.st_mtime_ns // 1_000_000, status.st_size)
+
+    def info(self, path: str) -> FileInfo:
+        return self._stat(path)
+
+    def modified_ms(self, path: str) -> int | None:
+        return self._stat(path).modified_ms if self.exists(path) else None
+
+    @property
+    def renames_are_copies(self) -> bool:
+        return False
+
+    def replace(self, source: str, target: str) -> None:
+        try:
+            os.replace(self._local(source), self._local(target))
+        except OSError as error:
+            raise MoveFailed(f"cannot move {source} to {target}: {error.strerror or error}") from None
+
+    def parquet_rows(self, path: str) -> int:
+        import pyarrow.parquet as pq
+
+        return int(pq.ParquetFile(self._local(path)).metadata.num_rows)
+
+
 _kind: type[FileSystem] = FileSystem
 
 
-def file_system(spark: SparkSession, path: str) -> FileSystem:
-    """The file system of path: what every module opens a path with."""
-    return _kind(spark, path)
+def file_system(spark: SparkSession | None, path: str) -> FileSystem:
+    """The file system of path: what every module opens a path with; without a session (the
+    embedded engine), the local disk's."""
+    return LocalFileSystem(spark, path) if spark is None else _kind(spark, path)
 
 
 @contextmanager

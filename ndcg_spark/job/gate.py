@@ -9,12 +9,12 @@ from pyspark.sql import SparkSession
 
 from ndcg_spark.comparison.rows import Resampling
 from ndcg_spark.errors import ConfigError
-from ndcg_spark.gate.against import Reference, judge
+from ndcg_spark.gate.against import Reference, judge, judge_tables
 from ndcg_spark.gate.verdict import Verdict
 from ndcg_spark.io.layout import LATEST
 from ndcg_spark.job.settings import PREVIOUS, JobConfig
 from ndcg_spark.publish.manifest import InputRecord
-from ndcg_spark.publish.read_back import confirm_unchanged, gate_reference, read_manifests, read_report
+from ndcg_spark.publish.read_back import confirm_unchanged, gate_reference, read_manifests, read_report, read_report_tables
 from ndcg_spark.report.result import Report
 
 
@@ -26,7 +26,7 @@ class Earlier:
     note: str | None = None
 
 
-def earlier_date(spark: SparkSession, config: JobConfig) -> Earlier:
+def earlier_date(spark: SparkSession | None, config: JobConfig) -> Earlier:
     """--against-previous: the latest date published before this run's (none on an output's first
     date: nothing to gate against, which passes); --against-date: that date, which must be published."""
     against = config.against
@@ -62,14 +62,19 @@ def earlier_date(spark: SparkSession, config: JobConfig) -> Earlier:
 
 
 def gate_verdict(
-    spark: SparkSession, config: JobConfig, report: Report, earlier: Earlier, judgments: InputRecord | None
+    spark: SparkSession | None, config: JobConfig, report: Report, earlier: Earlier, judgments: InputRecord | None
 ) -> Verdict | None:
     """The verdict on this run's report, or None when no gate is asked for; `judgments` is this
-    run's record of its judgments (manifest.input_records)."""
+    run's record of its judgments (manifest.input_records). Without a session, the embedded
+    engine's: the earlier report read with pyarrow, the report judged in this process."""
     options, rule = config.options, config.gate_rule
     if rule is None:
         return None
     references = [] if options.baseline is None else [Reference.baseline(options.baseline)]
+    if spark is None:
+        if earlier.label is not None:
+            references.append(gate_reference(read_report_tables(config.output, earlier.label), judgments))
+        return judge_tables(report.per_query, report.evaluation, rule, Resampling.of(options), references, earlier.note)
     earlier_report = None if earlier.label is None else read_report(config.output, earlier.label, spark=spark)
     if earlier_report is not None:
         references.append(gate_reference(earlier_report, judgments))

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
 
 from ndcg_spark.checks.inputs import JUDGMENTS, RESULTS, Input, Source, canonical_inputs
+from ndcg_spark.checks.tables import Checked, checked
 from ndcg_spark.errors import ConfigError
 from ndcg_spark.io.local_paths import require_local
 from ndcg_spark.io.parquet import NotParquetError, read_parquet
+from ndcg_spark.io.parquet_local import read_parquet_table
 from ndcg_spark.io.trec import read_trec
 from ndcg_spark.io.trec_formats import QRELS, RUN, LineFormat
+from ndcg_spark.io.trec_local import read_trec_table
 from ndcg_spark.job.settings import FORMAT_TREC, JobConfig
 from ndcg_spark.scoring.slices import QUERY_METADATA, SliceSource, slice_source
 
@@ -26,6 +30,31 @@ def read_input(spark: SparkSession, path: str, label: str, fmt: str, line_format
             f"{label} {path} is not Parquet: for trec_eval's text (plain or .gz) pass --{label}-format trec"
             f' (config file: [input] {label}_format = "trec")'
         ) from None
+
+
+def _read_table(path: str, label: str, fmt: str, line_format: LineFormat, config: JobConfig) -> pa.Table:
+    """read_input's table, read in this process with pyarrow (the embedded engine's)."""
+    if fmt == FORMAT_TREC:
+        options = config.options
+        return read_trec_table(path, label, line_format, options.judgment_names if label == JUDGMENTS else options.result_names)
+    try:
+        return read_parquet_table(path, label)
+    except NotParquetError:
+        raise ConfigError(
+            f"{label} {path} is not Parquet: for trec_eval's text (plain or .gz) pass --{label}-format trec"
+            f' (config file: [input] {label}_format = "trec")'
+        ) from None
+
+
+def read_tables(config: JobConfig) -> Checked:
+    """read_inputs on the embedded engine: both inputs read with pyarrow, in canonical columns and
+    checked (the same refusals, each naming its path)."""
+    judgments = _read_table(config.judgments, JUDGMENTS, config.judgments_format, QRELS, config)
+    paths = config.result_paths
+    tables = {name: _read_table(path, RESULTS, config.results_format, RUN, config) for name, path in paths}
+    results = tables[None] if None in tables else tables
+    where = (config.judgments, ", ".join(path for _, path in paths))
+    return checked(judgments, results, config.options, where)
 
 
 def require_inputs(config: JobConfig) -> None:

@@ -14,14 +14,17 @@ from ndcg_spark import columns as c
 from ndcg_spark import progress
 from ndcg_spark.errors import ConfigError, StateNotReadable
 from ndcg_spark.evaluation import Evaluation, evaluate_checked
-from ndcg_spark.gate.verdict import Verdict
+from ndcg_spark.gate.verdict import Verdict, gate_table
 from ndcg_spark.io.layout import PER_QUERY_DIR, REPORT_DIR
+from ndcg_spark.io.local_paths import local_path
 from ndcg_spark.io.storage import FileSystem, file_system
 from ndcg_spark.job.baseline_watch import baseline_watch
-from ndcg_spark.job.gate import earlier_date, gate_verdict
-from ndcg_spark.job.inputs import read_inputs, read_slices, require_inputs
+from ndcg_spark.job.engine import choose_engine
+from ndcg_spark.job.gate import Earlier, earlier_date, gate_verdict
+from ndcg_spark.job.inputs import read_inputs, read_slices, read_tables, require_inputs
 from ndcg_spark.job.session import asks_for_connect, session_conf
 from ndcg_spark.job.settings import JobConfig
+from ndcg_spark.options import ENGINE_SPARK
 from ndcg_spark.publish import manifest
 from ndcg_spark.publish.atomic import Dataset, Published, stage_all, stage_file, stage_page, write_staged
 from ndcg_spark.publish.commit import Commit, abandon, commit, recover
@@ -36,8 +39,9 @@ from ndcg_spark.report import tables
 from ndcg_spark.report.data import Renderer, gather
 from ndcg_spark.report.formatting import format_report, judged_warnings
 from ndcg_spark.report.relstring import RELSTRING, relstrings
-from ndcg_spark.report.result import Report, report_of
+from ndcg_spark.report.result import Report, arrow_report_of, report_of
 from ndcg_spark.report.trec_eval import RUNID
+from ndcg_spark.report.trec_eval_lines import RELSTRING_LENGTH
 from ndcg_spark.sessions import is_connect
 from ndcg_spark.spark_conf import session_settings
 
@@ -144,7 +148,8 @@ def repair(config: JobConfig, interactive: bool) -> None:
     read is dealt with too: an unreadable lock is removed, a commit record that neither reads nor
     matches a copy is abandoned, an unreadable manifest is set aside; each names the dates to run
     again."""
-    spark = build_session(config, interactive)
+    # A local output is repaired in this process: file work alone, no JVM.
+    spark = None if local_path(config.output) is not None else build_session(config, interactive)
     layout = PublicationLayout(config.output, config.eval_date)
     fs = file_system(spark, config.output)
     _check_output(fs, config.output)
@@ -172,6 +177,7 @@ def repair(config: JobConfig, interactive: bool) -> None:
 
 
 def _publish(
+    spark: SparkSession | None,
     config: JobConfig,
     staging: Staging,
     report: Report,
@@ -179,16 +185,17 @@ def _publish(
     started: dt.datetime,
     verdict: Verdict | None,
     inputs: Mapping[str, manifest.InputRecord],
-    texts: DataFrame | None = None,
+    texts: DataFrame | Mapping[tuple[str, str], str] | None = None,
 ) -> tuple[list[Published], dict[str, str]]:
     """Stage and check every file, then, under the output's lock, record the publication, move
     the files into place and write the manifest; returns what was published, and the table and
-    page by file name."""
-    spark, evaluation = report.per_query.sparkSession, report.evaluation
+    page by file name. Without a session, the embedded engine's report, written by this process."""
+    evaluation = report.evaluation
     layout = PublicationLayout(config.output, config.eval_date)
     runid = RUNID in {measure.name for measure in config.options.measures}
     trec_eval = TrecEvalText(runid, texts) if config.trec_eval_report else None
-    datasets = report_datasets(report, trec_eval, None if verdict is None else len(verdict.rows), per_query_written=True)
+    gate_rows = None if verdict is None else len(verdict.rows)
+    datasets = report_datasets(report, trec_eval, gate_rows, per_query_written=spark is not None)
     files: dict[str, str] = {}
     page = None
     if render is not None:
@@ -196,17 +203,14 @@ def _publish(
             unreadable = read_manifests(spark, config.output)[1]
             for label, error in sorted(unreadable.items()):
                 log.warning("the page's trend leaves %s out: %s", label, error)
-            data = gather(
-                spark,
-                layout,
-                report.per_query,
-                evaluation,
-                config.options.ks,
-                config.options.baseline,
-                judged_warnings(evaluation),
-                verdict,
-                left_out=set(unreadable),
-            )
+            shown = (layout, report.per_query, evaluation, config.options.ks, config.options.baseline)
+            warnings = judged_warnings(evaluation)
+            if spark is None:
+                from ndcg_spark.report.data_local import gather_tables
+
+                data = gather_tables(*shown, warnings, verdict, left_out=set(unreadable))
+            else:
+                data = gather(spark, *shown, warnings, verdict, left_out=set(unreadable))
             page = render(data)
             counts.update(bytes=len(page.html))
     with progress.step("publish") as counts:
@@ -243,31 +247,34 @@ def _publish(
 
 
 def run(config: JobConfig, interactive: bool, render: Renderer | None) -> Verdict | None:
-    """Evaluate, gate, then publish (see _publish); returns the gate's verdict, if one was asked
-    for. Staging goes whatever happens, unless a publication cut short by an error still needs it."""
+    """Evaluate, gate, then publish (see _publish) on the engine chosen (job/engine.py); returns
+    the gate's verdict, if one was asked for. Staging goes whatever happens, unless a
+    publication cut short by an error still needs it."""
     started = dt.datetime.now(dt.UTC)
     require_inputs(config)  # a local input that is not there: refused before a JVM starts
-    spark = build_session(config, interactive)
+    chosen = choose_engine(config)
+    log.info("engine %s (%s)", chosen.engine, chosen.reason)
+    spark = build_session(config, interactive) if chosen.engine == ENGINE_SPARK else None
     layout = PublicationLayout(config.output, config.eval_date)
     _check_output(file_system(spark, config.output), config.output)
     earlier = earlier_date(spark, config)  # a date that is not published is a usage error, found now
-    staging = Staging(spark, config.output)
+    staging = Staging(file_system(spark, config.output), config.output)
     try:
         _finish_interrupted(staging.fs, layout, config)  # a run died publishing here: finish that first
-        per_query, evaluation, texts = evaluate_paths(spark, config, staging)
-        # Publishing reads the few rows per query the report read: its shuffles are sized alike.
-        with session_settings(spark, evaluation.post_pass):
-            report = report_of(per_query, evaluation, config.options)
-            inputs = manifest.input_records(spark, _input_paths(config), evaluation)
-            verdict = None
-            if config.gate_rule is not None:
-                with progress.step("gate") as counts:
-                    verdict = gate_verdict(spark, config, report, earlier, inputs.get(manifest.JUDGMENTS))
-                    report = dataclasses.replace(report, gate=None if verdict is None else verdict.frame(spark))
-                    counts.update(gated=len(verdict.rows) if verdict else 0, passed=bool(verdict and verdict.passed))
-            published, files = _publish(config, staging, report, render, started, verdict, inputs, texts)
+        if spark is None:
+            report, relstrings_local = evaluate_local(config)
+            published, files, verdict = _gate_and_publish(
+                None, config, staging, report, render, started, earlier, relstrings_local
+            )
+        else:
+            per_query, evaluation, texts = evaluate_paths(spark, config, staging)
+            # Publishing reads the few rows per query the report read: its shuffles are sized alike.
+            with session_settings(spark, evaluation.post_pass):
+                report = report_of(per_query, evaluation, config.options)
+                published, files, verdict = _gate_and_publish(spark, config, staging, report, render, started, earlier, texts)
     finally:
         staging.discard()
+    evaluation = report.evaluation
     if verdict is not None:
         print(verdict)
     print(format_report(evaluation))
@@ -285,3 +292,46 @@ def run(config: JobConfig, interactive: bool, render: Renderer | None) -> Verdic
             # A failed gate says more to the scheduler than a tracking server down: exit 4 stands.
             log.error("%s", error)
     return verdict
+
+
+def evaluate_local(config: JobConfig) -> tuple[Report, Mapping[tuple[str, str], str] | None]:
+    """evaluate_paths on the embedded engine: the inputs read, checked and scored in this process;
+    the report as Arrow tables, and the relstrings trec_eval's text prints when it is asked for."""
+    from ndcg_spark.local_evaluation import evaluate_checked_tables
+    from ndcg_spark.scoring.embedded.relstring import relstrings as local_relstrings
+
+    options = config.options
+    with progress.step("main pass") as counts:
+        inputs = read_tables(config)
+        per_query, evaluation = evaluate_checked_tables(inputs, options)
+        counts.update(judgment_rows=evaluation.judgment_rows, result_rows=evaluation.result_rows, pair_rows=evaluation.pair_rows)
+    texts = None
+    if config.trec_eval_report and RELSTRING in {measure.name for measure in options.measures}:
+        texts = local_relstrings(
+            inputs.judgments, inputs.results, RELSTRING_LENGTH, judged_only=options.judged_only, max_depth=options.max_depth
+        )
+    return arrow_report_of(per_query, evaluation, compared=options.baseline is not None), texts
+
+
+def _gate_and_publish(
+    spark: SparkSession | None,
+    config: JobConfig,
+    staging: Staging,
+    report: Report,
+    render: Renderer | None,
+    started: dt.datetime,
+    earlier: Earlier,
+    texts: DataFrame | Mapping[tuple[str, str], str] | None,
+) -> tuple[list[Published], dict[str, str], Verdict | None]:
+    """The inputs' records, the gate's verdict when one is asked for, then the publication."""
+    inputs = manifest.input_records(spark, _input_paths(config), report.evaluation)
+    verdict = None
+    if config.gate_rule is not None:
+        with progress.step("gate") as counts:
+            verdict = gate_verdict(spark, config, report, earlier, inputs.get(manifest.JUDGMENTS))
+            if verdict is not None:
+                frame = gate_table(list(verdict.rows)) if spark is None else verdict.frame(spark)
+                report = dataclasses.replace(report, gate=frame)
+            counts.update(gated=len(verdict.rows) if verdict else 0, passed=bool(verdict and verdict.passed))
+    published, files = _publish(spark, config, staging, report, render, started, verdict, inputs, texts)
+    return published, files, verdict

@@ -14,7 +14,10 @@ survive. That all the datasets of a date come from one run is commit.py's part.
 
 from __future__ import annotations
 
+import os
+import uuid
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from pyspark.sql import DataFrame, SparkSession
 
@@ -23,6 +26,9 @@ from ndcg_spark.errors import NdcgSparkError
 from ndcg_spark.io.layout import REPORT_DIR, OutputLayout
 from ndcg_spark.io.storage import FileSystem, base_name
 from ndcg_spark.publish.staging import Staging
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 PART_PREFIX = "part-"
 PART_ROWS = 500_000  # rows a data file of a dataset holds at most (tens of MB of Parquet)
@@ -42,7 +48,7 @@ class Dataset:
     """A report dataset to publish: its name (folder), its rows and how many the job computed."""
 
     name: str
-    frame: DataFrame
+    frame: DataFrame | pa.Table | list[str]  # Spark's, or the embedded engine's rows (a text's: its lines)
     expected_rows: int
     text: bool = False  # a frame of one string column, written as lines (in the frame's order): one file
     written: bool = False  # already written to its staged folder (write_staged): only checked
@@ -87,12 +93,17 @@ def staged_folder(staging: Staging, name: str) -> str:
     return staging.path(f"{_STAGED_REPORT}/{name}")
 
 
-def write_staged(spark: SparkSession, staging: Staging, dataset: Dataset) -> str:
+def write_staged(spark: SparkSession | None, staging: Staging, dataset: Dataset) -> str:
     """Write the dataset's folder under staging, a file per PART_ROWS rows of its expected ones
-    (an estimate is enough: a task writes several files when it holds more); returns the folder."""
+    (an estimate is enough: a task writes several files when it holds more); returns the folder.
+    Without a session, the embedded engine's rows, written in this process as Spark names them."""
     folder = staged_folder(staging, dataset.name)
+    if spark is None:
+        _write_local(staging.fs.on_disk(folder), dataset)
+        return folder
     capped = int(spark.conf.get(MAX_RECORDS_PER_FILE) or 0)
     rows_per_part = capped if capped > 0 else PART_ROWS
+    assert isinstance(dataset.frame, DataFrame)
     frame = dataset.frame.coalesce(dataset.parts(rows_per_part))
     if dataset.text:
         frame.write.text(folder)
@@ -101,7 +112,36 @@ def write_staged(spark: SparkSession, staging: Staging, dataset: Dataset) -> str
     return folder
 
 
-def stage(spark: SparkSession, staging: Staging, dataset: Dataset, target: str) -> Move:
+_SUCCESS = "_SUCCESS"  # Spark's marker of a whole write, which readers skip (a leading underscore)
+
+
+def _write_local(folder: str, dataset: Dataset) -> None:
+    """A dataset's folder as Spark's writer leaves it: part-NNNNN-<write id>-c000 files of at most
+    PART_ROWS rows (Parquet with snappy; text as lines), then an empty _SUCCESS."""
+    import pyarrow.parquet as pq
+
+    os.makedirs(folder)
+    write = uuid.uuid4()
+    if isinstance(dataset.frame, list):
+        with open(f"{folder}/{PART_PREFIX}00000-{write}-c000.txt", "w", encoding="utf-8") as stream:
+            stream.writelines(f"{line}\n" for line in dataset.frame)
+    else:
+        table = dataset.frame
+        assert not isinstance(table, DataFrame)
+        for part, start in enumerate(range(0, max(table.num_rows, 1), PART_ROWS)):
+            pq.write_table(table.slice(start, PART_ROWS), f"{folder}/{PART_PREFIX}{part:05d}-{write}-c000.snappy.parquet")
+    open(f"{folder}/{_SUCCESS}", "wb").close()
+
+
+def _text_rows(spark: SparkSession | None, folder: str, part: str) -> int:
+    """A staged text's lines, read back."""
+    if spark is not None:
+        return spark.read.text(folder).count()
+    with open(part, "rb") as stream:
+        return sum(1 for _ in stream)
+
+
+def stage(spark: SparkSession | None, staging: Staging, dataset: Dataset, target: str) -> Move:
     """Write the dataset's folder under staging (unless written already), check its row count
     (Parquet's from its files' footers, read by the driver; text by reading it back) and return
     the move that publishes it."""
@@ -110,7 +150,7 @@ def stage(spark: SparkSession, staging: Staging, dataset: Dataset, target: str) 
     if not parts:
         raise PublishError(f"staged {folder} holds no data file: nothing published")
     if dataset.text:
-        files = {parts[0].rsplit("/", 1)[1]: spark.read.text(folder).count()}
+        files = {parts[0].rsplit("/", 1)[1]: _text_rows(spark, folder, staging.fs.on_disk(parts[0]))}
     else:
         files = {part.rsplit("/", 1)[1]: staging.fs.parquet_rows(part) for part in parts}
     rows = sum(files.values())
@@ -119,7 +159,7 @@ def stage(spark: SparkSession, staging: Staging, dataset: Dataset, target: str) 
     return Move(dataset.name, folder, target, rows, aside=staging.path(f"{_REPLACED}/{dataset.name}"), files=files)
 
 
-def stage_all(spark: SparkSession, staging: Staging, layout: OutputLayout, datasets: list[Dataset]) -> list[Move]:
+def stage_all(spark: SparkSession | None, staging: Staging, layout: OutputLayout, datasets: list[Dataset]) -> list[Move]:
     """Stage and check every dataset; returns the moves that publish them, in the given order."""
     return [stage(spark, staging, dataset, layout.folder(dataset.name)) for dataset in datasets]
 

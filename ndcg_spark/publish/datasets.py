@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import quote
 
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, Row
 
 from ndcg_spark import columns as c
 from ndcg_spark.evaluation import Evaluation
@@ -14,6 +16,7 @@ from ndcg_spark.measures import printed_per_query
 from ndcg_spark.publish.atomic import Dataset
 from ndcg_spark.report.result import Report
 from ndcg_spark.report.trec_eval import report_lines, sorted_lines
+from ndcg_spark.report.trec_eval_lines import printed_lines
 
 
 @dataclass(frozen=True)
@@ -22,7 +25,8 @@ class TrecEvalText:
     list's relstring (run_id, query_id, relstring), when the measures asked for them."""
 
     runid: bool = False
-    relstrings: DataFrame | None = None
+    # Spark's rows (run_id, query_id, relstring), or the embedded engine's {(run, query): text}.
+    relstrings: DataFrame | Mapping[tuple[str, str], str] | None = None
 
 
 def report_datasets(
@@ -44,22 +48,45 @@ def report_datasets(
     if report.gate is not None and gate_rows is not None:
         datasets.append(Dataset(GATE_DIR, report.gate, gate_rows))
     if trec_eval is not None:
-        datasets += _trec_datasets(report.per_query, report.summary, evaluation, trec_eval)
+        if isinstance(report.per_query, DataFrame):
+            datasets += _trec_datasets(report.per_query, report.summary, evaluation, trec_eval)
+        else:
+            datasets += _trec_datasets_local(report.per_query, evaluation, trec_eval)
+    return datasets
+
+
+def _trec_dataset(run: str, lines: DataFrame | list[str], rows: list[Row], text: TrecEvalText) -> Dataset:
+    """One run's text: per query, the measures trec_eval prints per query (and relstring); then
+    every 'all' line (and runid)."""
+    queries = max((row[c.NUM_QUERIES] for row in rows), default=0)
+    expected = sum(row[c.NUM_QUERIES] for row in rows if printed_per_query(row[c.MEASURE])) + len(rows)
+    expected += (queries if text.relstrings is not None else 0) + (1 if text.runid else 0)
+    return Dataset(f"{TREC_EVAL_DIR}/{c.RUN_ID}={quote(run, safe='')}", lines, expected, text=True)
+
+
+def _trec_datasets_local(per_query: Any, evaluation: Evaluation, text: TrecEvalText) -> list[Dataset]:
+    """_trec_datasets of the embedded engine's rows: the same lines, printed in this process."""
+    columns = per_query.select([c.RUN_ID, c.QUERY_ID, c.MEASURE, c.K, c.VALUE]).to_pylist()
+    relstrings = text.relstrings if isinstance(text.relstrings, Mapping) else None
+    datasets = []
+    for run in evaluation.run_ids:
+        rows = [row for row in evaluation.summary if row[c.RUN_ID] == run]
+        mine = [row for row in columns if row[c.RUN_ID] == run]
+        texts = None
+        if relstrings is not None:
+            texts = {query: relstrings.get((run, query), "") for query in sorted({row[c.QUERY_ID] for row in mine})}
+        lines = printed_lines(mine, [row.asDict() for row in rows], texts, run_id=run if text.runid else None)
+        datasets.append(_trec_dataset(run, lines, rows, text))
     return datasets
 
 
 def _trec_datasets(per_query: DataFrame, summary: DataFrame, evaluation: Evaluation, text: TrecEvalText) -> list[Dataset]:
     """One trec_eval -q style text per run: its per-query lines and its 'all' lines."""
     runids = summary.select(c.RUN_ID).distinct() if text.runid else None
+    assert not isinstance(text.relstrings, Mapping)
     lines = report_lines(per_query, summary, text.relstrings, runids=runids)
     datasets = []
     for run in evaluation.run_ids:
         rows = [row for row in evaluation.summary if row[c.RUN_ID] == run]
-        # Per query, the measures trec_eval prints per query (and relstring); then every 'all'
-        # line (and runid).
-        queries = max((row[c.NUM_QUERIES] for row in rows), default=0)
-        expected = sum(row[c.NUM_QUERIES] for row in rows if printed_per_query(row[c.MEASURE])) + len(rows)
-        expected += (queries if text.relstrings is not None else 0) + (1 if text.runid else 0)
-        name = f"{TREC_EVAL_DIR}/{c.RUN_ID}={quote(run, safe='')}"
-        datasets.append(Dataset(name, sorted_lines(lines, run), expected, text=True))
+        datasets.append(_trec_dataset(run, sorted_lines(lines, run), rows, text))
     return datasets

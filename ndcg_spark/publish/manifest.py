@@ -22,6 +22,7 @@ from ndcg_spark.evaluation import Evaluation
 from ndcg_spark.gate.verdict import Verdict
 from ndcg_spark.io.layout import PER_QUERY_DIR
 from ndcg_spark.io.storage import file_system
+from ndcg_spark.options import ENGINE_LOCAL, ENGINE_SPARK
 from ndcg_spark.publish.atomic import Published
 from ndcg_spark.publish.layout import PublicationLayout
 from ndcg_spark.version import package_version
@@ -120,6 +121,8 @@ class Manifest:
     counts: Counts
     outputs: Mapping[str, OutputRecord]
     gate: GateEntry | None = None
+    # Which engine computed it: spark, or local (the embedded engine, in the job's process).
+    engine: str = ENGINE_SPARK
 
     def to_json(self) -> dict[str, Any]:
         record = json.loads(json.dumps(dataclasses.asdict(self), default=str))
@@ -171,6 +174,7 @@ class Manifest:
                     **{**dict(record.get("counts") or {}), "runs": tuple(dict(record.get("counts") or {}).get("runs", ()))}
                 ),
                 outputs={name: _output(entry) for name, entry in outputs.items()},
+                engine=str(record.get("engine", ENGINE_SPARK)),
                 gate=None
                 if gate is None
                 else GateEntry(**{**gate, "references": tuple(gate["references"]), "failed": tuple(gate["failed"])}),
@@ -197,13 +201,13 @@ def _iso(millis: int) -> str:
     return dt.datetime.fromtimestamp(millis / 1000, tz=dt.UTC).isoformat()
 
 
-def input_record(spark: SparkSession, path: str, rows: int | None) -> InputRecord:
+def input_record(spark: SparkSession | None, path: str, rows: int | None) -> InputRecord:
     """An input as the manifest records it: path, rows read, files and their latest change."""
     files = file_system(spark, path).files(path)
     return InputRecord(path, rows, len(files), _iso(max(info.modified_ms for info in files)) if files else None)
 
 
-def input_records(spark: SparkSession, inputs: Mapping[str, str], evaluation: Evaluation) -> dict[str, InputRecord]:
+def input_records(spark: SparkSession | None, inputs: Mapping[str, str], evaluation: Evaluation) -> dict[str, InputRecord]:
     """Each input's record (input_record) by label: judgments and results, several results
     inputs as results:NAME, whose rows are counted together only (counts.result_rows). Listed
     once per run: the gate compares the judgments' record with an earlier manifest's."""
@@ -212,7 +216,7 @@ def input_records(spark: SparkSession, inputs: Mapping[str, str], evaluation: Ev
 
 
 def build(
-    spark: SparkSession,
+    spark: SparkSession | None,
     layout: PublicationLayout,
     inputs: Mapping[str, InputRecord],
     settings: Mapping[str, Any],
@@ -224,14 +228,18 @@ def build(
 ) -> Manifest:
     """The manifest of a published report: `inputs` holds the inputs' records (input_records),
     `settings` is the job's configuration as it ran, `gate` the gate's verdict (when one was
-    asked for). Its files are added once they are in place (with_files)."""
+    asked for). Its files are added once they are in place (with_files). Without a session, the
+    embedded engine computed it (no Spark version to record)."""
+    versions = {"ndcg_spark": package_version(), "python": platform.python_version()}
+    if spark is not None:
+        versions["spark"] = spark.version
     return Manifest(
         eval_date=None if layout.eval_date is None else layout.eval_date.isoformat(),
         started=started.isoformat(),
         finished=finished.isoformat(),
         inputs=dict(inputs),
         config=json.loads(json.dumps(settings, default=str)),
-        versions={"ndcg_spark": package_version(), "spark": spark.version, "python": platform.python_version()},
+        versions=versions,
         counts=Counts(
             judged_queries=evaluation.judged_queries,
             result_rows=evaluation.result_rows,
@@ -241,4 +249,5 @@ def build(
         ),
         outputs={item.name: OutputRecord(item.path, item.rows) for item in published},
         gate=None if gate is None else GateEntry.of(gate),
+        engine=ENGINE_SPARK if spark is not None else ENGINE_LOCAL,
     )

@@ -33,7 +33,7 @@ from ndcg_spark.evaluation import Evaluation, RunCounts, measure_order, slice_or
 from ndcg_spark.frames import local_frame
 from ndcg_spark.gate.against import Reference
 from ndcg_spark.io.layout import COMPARISON_DIR, GATE_DIR, LATEST, PER_QUERY_DIR, SLICES_DIR, SUMMARY_DIR, OutputLayout
-from ndcg_spark.io.storage import FileSystem, file_system, parse_record
+from ndcg_spark.io.storage import FileSystem, base_name, file_system, parse_record
 from ndcg_spark.publish.layout import MANIFEST_DIR
 from ndcg_spark.publish.manifest import FileRecord, InputRecord, Manifest
 from ndcg_spark.report.result import Report
@@ -68,13 +68,14 @@ def _manifest_name(name: str) -> bool:
     return name.endswith(_JSON) and not name.startswith((".", "_"))
 
 
-def read_manifests(spark: SparkSession, output: str) -> tuple[dict[str, Manifest], dict[str, ManifestNotReadable]]:
+def read_manifests(spark: SparkSession | None, output: str) -> tuple[dict[str, Manifest], dict[str, ManifestNotReadable]]:
     """Every published date's manifest, by label (YYYY-MM-DD, or 'latest' for an undated report),
     and apart, each one that cannot be read, as the error that names it. The listing is filtered
     by name before anything is read. On a classic session the driver lists and reads them (no
-    Spark job); a Connect client has no file system of its own, so there Spark reads them."""
+    Spark job); a Connect client has no file system of its own, so there Spark reads them. Without
+    a session (the embedded engine), this process reads them from the local disk."""
     folder = f"{output.rstrip('/')}/{MANIFEST_DIR}"
-    if not is_connect(spark):
+    if spark is None or not is_connect(spark):
         fs = file_system(spark, output)
         names = [info.path.rsplit("/", 1)[1] for info in fs.children(folder)]
         texts = {name: fs.read_text(f"{folder}/{name}") or "" for name in names if _manifest_name(name)}
@@ -104,7 +105,7 @@ def read_manifests(spark: SparkSession, output: str) -> tuple[dict[str, Manifest
 _SET_ASIDE = ".unreadable"  # under _manifests/: a hidden folder, which the listing skips
 
 
-def set_aside_unreadable_manifests(spark: SparkSession, fs: FileSystem, output: str) -> list[tuple[str, str]]:
+def set_aside_unreadable_manifests(spark: SparkSession | None, fs: FileSystem, output: str) -> list[tuple[str, str]]:
     """--repair: move every unreadable manifest out of the listing (its date then reads as not
     published, rather than broken, until it is run again); (label, where it went) for each."""
     folder = f"{output.rstrip('/')}/{MANIFEST_DIR}"
@@ -117,7 +118,7 @@ def set_aside_unreadable_manifests(spark: SparkSession, fs: FileSystem, output: 
     return moved
 
 
-def unfinished_dates(spark: SparkSession, output: str) -> list[str]:
+def unfinished_dates(spark: SparkSession | None, output: str) -> list[str]:
     """The published dates whose files are not all as their manifests record them: a
     publication that was cut short and given up left them so, and running them again publishes
     them whole."""
@@ -193,6 +194,46 @@ def read_report(output: str, eval_date: dt.date | str | None = None, *, spark: S
         gate=None if gate is None else gate[1],
         manifest=record.to_json(),
     )
+
+
+def read_report_tables(output: str, eval_date: dt.date | str | None = None) -> Report:
+    """read_report without Spark (the embedded engine's gate): the same manifest and checks of
+    the recorded files, per_query and the summary read with pyarrow as Arrow tables."""
+    import pyarrow.parquet as pq
+
+    found, unreadable = read_manifests(None, output)
+    label = choose({**found, **unreadable}, output, eval_date)
+    if label in unreadable:
+        raise unreadable[label]
+    record = found[label]
+    if not record.records_files:
+        raise ReportNotReadable(
+            f"{output}'s report for {label} was published by a version that did not record its files: publish that date again"
+        )
+    outputs, where = _located(record, output)
+    _listing_local(outputs, where)
+    read = {name: pq.read_table(_paths(entry)) for name, entry in outputs.items()}
+    _listing_local(outputs, where)  # what was read is what was checked: not replaced in between
+    summary = sorted((Row(**row) for row in read[SUMMARY_DIR].to_pylist()), key=lambda row: (row[c.RUN_ID], *measure_order(row)))
+    rows = {name: [Row(**row) for row in read[name].to_pylist()] for name in (COMPARISON_DIR, SLICES_DIR) if name in read}
+    evaluation = _evaluation(record, summary, rows.get(COMPARISON_DIR, []), rows.get(SLICES_DIR, []))
+    return Report(
+        per_query=read[PER_QUERY_DIR],
+        summary=read[SUMMARY_DIR],
+        comparison=read.get(COMPARISON_DIR),
+        slices=read.get(SLICES_DIR),
+        evaluation=evaluation,
+        gate=read.get(GATE_DIR),
+        manifest=record.to_json(),
+    )
+
+
+def _listing_local(outputs: Mapping[str, _Located], where: _Where) -> None:
+    """_listing's check, by this process's listing of the local disk."""
+    fs = file_system(None, where.output)
+    for name, entry in outputs.items():
+        seen = {base_name(info.path): (info.size, info.modified_ms, 0) for info in fs.children(entry.folder)}
+        _check(entry, seen, name, where, rows_known=False)
 
 
 def gate_reference(earlier: Report, judgments: InputRecord | None = None) -> Reference:

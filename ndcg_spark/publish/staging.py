@@ -7,10 +7,8 @@ import time
 import uuid
 from dataclasses import dataclass, field
 
-from pyspark.sql import SparkSession
-
 from ndcg_spark.errors import StateNotReadable
-from ndcg_spark.io.storage import base_name, file_system, parse_record
+from ndcg_spark.io.storage import FileSystem, base_name, parse_record
 from ndcg_spark.publish.layout import COMMIT_FILE
 
 STAGING_DIR = "_staging"  # a leading underscore: Spark, pyarrow and DuckDB readers skip it
@@ -25,13 +23,12 @@ class Staging:
     together with the output folder itself when the job created it and left nothing in it.
     Creating one also removes staging folders that runs which died left behind."""
 
-    spark: SparkSession
+    fs: FileSystem
     output: str
     token: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     def __post_init__(self) -> None:
         self.output = self.output.rstrip("/")
-        self.fs = file_system(self.spark, self.output)
         self._output_existed = self.fs.exists(self.output)
         self._remove_stale()
 

@@ -98,11 +98,7 @@ def _trend(
     folder that is not there means nothing published; any other read error is raised."""
     today = layout.label
     variants = {row[c.VARIANT] for row in evaluation.summary}
-    points = [
-        (today, row[c.RUN_ID], row[c.NDCG])
-        for row in evaluation.summary
-        if row[c.MEASURE] == c.MEASURE_CUT and row[c.K] == k and row[c.NDCG] is not None
-    ]
+    points = today_points(layout, evaluation, k)
     if layout.eval_date is None:
         return points
     folder = layout.base(SUMMARY_DIR)
@@ -122,6 +118,15 @@ def _trend(
         history = []
     points += [(row[c.EVAL_DATE], row[c.RUN_ID], row[c.NDCG]) for row in history if row[c.NDCG] is not None]
     return sorted(points)
+
+
+def today_points(layout: OutputLayout, evaluation: Evaluation, k: int) -> list[tuple[str, str, float]]:
+    """This run's points of the trend: (its date, run, NDCG@k)."""
+    return [
+        (layout.label, row[c.RUN_ID], row[c.NDCG])
+        for row in evaluation.summary
+        if row[c.MEASURE] == c.MEASURE_CUT and row[c.K] == k and row[c.NDCG] is not None
+    ]
 
 
 def _condition(error: AnalysisException) -> str | None:

@@ -33,13 +33,13 @@ class Report:
     a notebook holds (pandas, Polars, Arrow), the embedded engine's report: per_query and summary
     are pandas DataFrames with the same columns and values."""
 
-    per_query: DataFrame | pd.DataFrame
-    summary: DataFrame | pd.DataFrame
-    comparison: DataFrame | None
-    slices: DataFrame | None
+    per_query: DataFrame | pd.DataFrame | pa.Table
+    summary: DataFrame | pd.DataFrame | pa.Table
+    comparison: DataFrame | pd.DataFrame | pa.Table | None
+    slices: DataFrame | pa.Table | None
     evaluation: Evaluation
     # The regression gate's verdict (the job's --fail-on-drop), one row per gated (run, measure, k).
-    gate: DataFrame | None = None
+    gate: DataFrame | pa.Table | None = None
     # A report read back from a published output (read_report): its manifest, with the config it
     # ran with, its inputs and counts.
     manifest: Mapping[str, Any] | None = field(default=None, repr=False, compare=False)
@@ -78,9 +78,32 @@ def local_report_of(per_query: pa.Table, evaluation: Evaluation, compared: bool 
     """The report of an embedded evaluation: pandas frames, whole numbers as pandas' nullable
     integers (k NULL on an uncut measure), as the Spark engine's columns; compared: a baseline
     was asked for (the comparison is then present, even with no rows)."""
+    comparison = local_comparison(evaluation.comparison) if compared else None
+    return Report(
+        per_query=_pandas(per_query),
+        summary=_pandas(summary_table(evaluation)),
+        comparison=comparison,
+        slices=None,
+        evaluation=evaluation,
+    )
+
+
+def arrow_report_of(per_query: pa.Table, evaluation: Evaluation, compared: bool = False) -> Report:
+    """The report of an embedded evaluation as Arrow tables, the published datasets' schemas:
+    what the job writes with pyarrow."""
+    return Report(
+        per_query=per_query,
+        summary=summary_table(evaluation),
+        comparison=comparison_table(evaluation.comparison) if compared else None,
+        slices=None,
+        evaluation=evaluation,
+    )
+
+
+def summary_table(evaluation: Evaluation) -> pa.Table:
+    """The summary's rows in the Spark engine's column types (scoring.summary.summarize's schema)."""
     import pyarrow as pa
 
-    # The summary's column types on Spark (scoring.summary.summarize's schema).
     schema = pa.schema(
         [
             (c.RUN_ID, pa.string()),
@@ -94,20 +117,20 @@ def local_report_of(per_query: pa.Table, evaluation: Evaluation, compared: bool 
         ]
     )
     assert tuple(schema.names) == SUMMARY_COLUMNS
-    summary = pa.Table.from_pylist([row.asDict() for row in evaluation.summary], schema=schema)
-    comparison = local_comparison(evaluation.comparison) if compared else None
-    return Report(
-        per_query=_pandas(per_query), summary=_pandas(summary), comparison=comparison, slices=None, evaluation=evaluation
-    )
+    return pa.Table.from_pylist([row.asDict() for row in evaluation.summary], schema=schema)
+
+
+def comparison_table(rows: list[ComparisonRow]) -> pa.Table:
+    """The comparison's rows as Arrow, of the Spark engine's columns (COMPARISON_SCHEMA)."""
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    return pa.Table.from_pylist([dataclasses.asdict(row) for row in rows], schema=to_arrow_schema(COMPARISON_SCHEMA))
 
 
 def local_comparison(rows: list[ComparisonRow]) -> pd.DataFrame:
     """The comparison's rows as a pandas frame of the Spark engine's columns (COMPARISON_SCHEMA)."""
-    import pyarrow as pa
-    from pyspark.sql.pandas.types import to_arrow_schema
-
-    schema = to_arrow_schema(COMPARISON_SCHEMA)
-    return _pandas(pa.Table.from_pylist([dataclasses.asdict(row) for row in rows], schema=schema))
+    return _pandas(comparison_table(rows))
 
 
 def _pandas(table: pa.Table) -> pd.DataFrame:

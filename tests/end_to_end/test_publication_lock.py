@@ -217,7 +217,7 @@ def test_the_sweep_keeps_young_staging_and_what_a_commit_record_needs(spark: Spa
     for name in ("old", "old-recorded"):
         os.utime(staging / name, (old, old))
     (tmp_path / COMMIT_FILE).write_text(json.dumps({"staging": str(staging / "old-recorded")}))
-    run = Staging(spark, str(tmp_path))
+    run = Staging(FileSystem(spark, str(tmp_path)), str(tmp_path))
     kept = sorted(path.name for path in staging.iterdir())
     assert kept == ["old-recorded", "young"]  # a live run's, and one a dead run's record needs
     run.discard()
