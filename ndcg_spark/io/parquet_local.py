@@ -16,7 +16,7 @@ from ndcg_spark.io.parquet import NotParquetError
 _NOT_PARQUET = "magic bytes not found"
 
 
-def _data_files(folder: str) -> list[str]:
+def data_files(folder: str) -> list[str]:
     """The data files of a folder as Spark lists them: hidden (., _) names skipped, recursively."""
     found = []
     for root, folders, names in os.walk(folder):
@@ -28,7 +28,7 @@ def _data_files(folder: str) -> list[str]:
 def _schema_conflict(path: str) -> str | None:
     """The first column whose type differs between two files of a folder, and where."""
     seen: dict[str, tuple[pa.DataType, str]] = {}
-    for file in _data_files(path) if os.path.isdir(path) else []:
+    for file in data_files(path) if os.path.isdir(path) else []:
         for field in pq.read_schema(file):
             first = seen.setdefault(field.name, (field.type, file))
             if first[0] != field.type:
@@ -39,10 +39,10 @@ def _schema_conflict(path: str) -> str | None:
 def read_parquet_table(path: str, label: str) -> pa.Table:
     """A local Parquet file or folder (hive partitions as columns, as Spark reads them)."""
     local = local_path(path) or path
-    conflict = _schema_conflict(local)
-    if conflict is not None:
-        raise InputError(f"{label} {path}: its files disagree on the schema: {conflict}")
     try:
+        conflict = _schema_conflict(local)
+        if conflict is not None:
+            raise InputError(f"{label} {path}: its files disagree on the schema: {conflict}")
         return pq.read_table(local)
     except FileNotFoundError:
         raise InputError(f"{label} {path}: no such file or folder") from None

@@ -105,21 +105,25 @@ def _parsed(lines: pa.Array, line_format: LineFormat, names: ColumnNames) -> tup
     return pa.table(columns), pc.or_(wrong, pc.or_(bad_rank, bad_score)), index
 
 
-def read_trec_table(path: str, label: str, line_format: LineFormat, names: ColumnNames) -> pa.Table:
+def read_trec_table(
+    path: str, label: str, line_format: LineFormat, names: ColumnNames, *, hadoop_names: bool = False
+) -> pa.Table:
     """A qrels or run file (or folder of them) as an Arrow table with the configured column names:
     qrels query_id, doc_id, relevance (double: "1.0" is read, "1.5" refused later as not whole);
-    runs query_id, doc_id, rank, score, run_id."""
+    runs query_id, doc_id, rank, score, run_id. Malformed lines are counted over every file, the
+    first one named; hadoop_names: its file as the Spark engine names it (file:/absolute/path)."""
     tables = []
+    refused, first = 0, None
     for file in _files(path, label):
         lines = _lines(_bytes(file, label, path), label, path, file)
         table, bad, index = _parsed(lines, line_format, names)
-        refused = pc.sum(bad).as_py() or 0
-        if refused:
+        count = pc.sum(bad).as_py() or 0
+        if count and first is None:
             line = int(index[pc.index(bad, True).as_py()].as_py())
-            raise InputError(
-                malformed_message(
-                    path, label, line_format, refused, line + 1, os.fspath(file), lines[line].as_py().rstrip("\r\n")
-                )
-            )
+            shown = f"file:{file.resolve()}" if hadoop_names else os.fspath(file)
+            first = (line + 1, shown, lines[line].as_py().rstrip("\r\n"))
+        refused += count
         tables.append(table)
+    if first is not None:
+        raise InputError(malformed_message(path, label, line_format, refused, *first))
     return pa.concat_tables(tables) if len(tables) > 1 else tables[0]

@@ -67,13 +67,18 @@ def _rows(path: str, trec: bool) -> int:
 
     total = 0
     for file in _files(path):
-        if trec:
-            with open(file, "rb") as stream:
-                zipped = stream.read(2) == _GZIP_MAGIC
-            total += os.path.getsize(file) * (_GZIP_RATIO if zipped else 1) // _MIN_LINE_BYTES
-        else:
-            total += pq.ParquetFile(file).metadata.num_rows
+        try:
+            total += _text_rows(file) if trec else pq.ParquetFile(file).metadata.num_rows
+        except (OSError, ValueError):  # not Parquet after all: its reader refuses it, in words
+            total += _text_rows(file)
     return total
+
+
+def _text_rows(file: str) -> int:
+    """A text file's rows at most, from its size."""
+    with open(file, "rb") as stream:
+        zipped = stream.read(2) == _GZIP_MAGIC
+    return os.path.getsize(file) * (_GZIP_RATIO if zipped else 1) // _MIN_LINE_BYTES
 
 
 def input_rows(config: JobConfig) -> int:

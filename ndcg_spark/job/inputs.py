@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
 
 from ndcg_spark.checks.inputs import JUDGMENTS, RESULTS, Input, Source, canonical_inputs
 from ndcg_spark.checks.tables import Checked, checked
-from ndcg_spark.errors import ConfigError
-from ndcg_spark.io.local_paths import require_local
+from ndcg_spark.errors import ConfigError, InputError
+from ndcg_spark.io.local_paths import local_path, require_local
 from ndcg_spark.io.parquet import NotParquetError, read_parquet
-from ndcg_spark.io.parquet_local import read_parquet_table
+from ndcg_spark.io.parquet_local import data_files, read_parquet_table
 from ndcg_spark.io.trec import read_trec
 from ndcg_spark.io.trec_formats import QRELS, RUN, LineFormat
 from ndcg_spark.io.trec_local import read_trec_table
@@ -36,7 +39,8 @@ def _read_table(path: str, label: str, fmt: str, line_format: LineFormat, config
     """read_input's table, read in this process with pyarrow (the embedded engine's)."""
     if fmt == FORMAT_TREC:
         options = config.options
-        return read_trec_table(path, label, line_format, options.judgment_names if label == JUDGMENTS else options.result_names)
+        names = options.judgment_names if label == JUDGMENTS else options.result_names
+        return read_trec_table(path, label, line_format, names, hadoop_names=True)
     try:
         return read_parquet_table(path, label)
     except NotParquetError:
@@ -54,7 +58,47 @@ def read_tables(config: JobConfig) -> Checked:
     tables = {name: _read_table(path, RESULTS, config.results_format, RUN, config) for name, path in paths}
     results = tables[None] if None in tables else tables
     where = (config.judgments, ", ".join(path for _, path in paths))
-    return checked(judgments, results, config.options, where)
+    try:
+        return checked(judgments, results, config.options, where)
+    except InputError as error:
+        if error.column is None:
+            raise
+        first = _first_file(config, error, judgments, results)
+        if first is None:
+            raise
+        raise InputError(
+            f"{error} (first in {first})",
+            column=error.column,
+            problem=error.problem,
+            bad=error.bad,
+            rows=error.rows,
+            remedy=error.remedy,
+            naming=error.naming,
+        ) from None
+
+
+def _first_file(config: JobConfig, error: InputError, judgments: pa.Table, results: object) -> str | None:
+    """The first file of the refused input in which the refused row check fails alone (the
+    Spark engine's "first in" its file), as a file: URI; None when no one file shows it. Read
+    again file by file, on this failure path only."""
+    side = JUDGMENTS if str(error).startswith(f"{JUDGMENTS} ") else RESULTS
+    fmt = config.judgments_format if side == JUDGMENTS else config.results_format
+    if fmt == FORMAT_TREC:
+        return None
+    inputs = [config.judgments] if side == JUDGMENTS else [path for _, path in config.result_paths]
+    for path in inputs:
+        local = local_path(path) or path
+        for file in data_files(local) if os.path.isdir(local) else [local]:
+            table = read_parquet_table(file, side)
+            try:
+                if side == JUDGMENTS:
+                    checked(table, results, config.options)
+                else:
+                    checked(judgments, table, config.options)
+            except InputError as alone:
+                if (alone.column, alone.problem) == (error.column, error.problem):
+                    return Path(file).resolve().as_uri()
+    return None
 
 
 def require_inputs(config: JobConfig) -> None:

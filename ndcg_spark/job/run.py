@@ -19,7 +19,7 @@ from ndcg_spark.io.layout import PER_QUERY_DIR, REPORT_DIR
 from ndcg_spark.io.local_paths import local_path
 from ndcg_spark.io.storage import FileSystem, file_system
 from ndcg_spark.job.baseline_watch import baseline_watch
-from ndcg_spark.job.engine import choose_engine
+from ndcg_spark.job.engine import EngineChoice, choose_engine
 from ndcg_spark.job.gate import Earlier, earlier_date, gate_verdict
 from ndcg_spark.job.inputs import read_inputs, read_slices, read_tables, require_inputs
 from ndcg_spark.job.session import asks_for_connect, session_conf
@@ -253,7 +253,6 @@ def run(config: JobConfig, interactive: bool, render: Renderer | None) -> Verdic
     started = dt.datetime.now(dt.UTC)
     require_inputs(config)  # a local input that is not there: refused before a JVM starts
     chosen = choose_engine(config)
-    log.info("engine %s (%s)", chosen.engine, chosen.reason)
     spark = build_session(config, interactive) if chosen.engine == ENGINE_SPARK else None
     layout = PublicationLayout(config.output, config.eval_date)
     _check_output(file_system(spark, config.output), config.output)
@@ -263,11 +262,13 @@ def run(config: JobConfig, interactive: bool, render: Renderer | None) -> Verdic
         _finish_interrupted(staging.fs, layout, config)  # a run died publishing here: finish that first
         if spark is None:
             report, relstrings_local = evaluate_local(config)
+            _log_engine(chosen)
             published, files, verdict = _gate_and_publish(
                 None, config, staging, report, render, started, earlier, relstrings_local
             )
         else:
             per_query, evaluation, texts = evaluate_paths(spark, config, staging)
+            _log_engine(chosen)
             # Publishing reads the few rows per query the report read: its shuffles are sized alike.
             with session_settings(spark, evaluation.post_pass):
                 report = report_of(per_query, evaluation, config.options)
@@ -292,6 +293,11 @@ def run(config: JobConfig, interactive: bool, render: Renderer | None) -> Verdic
             # A failed gate says more to the scheduler than a tracking server down: exit 4 stands.
             log.error("%s", error)
     return verdict
+
+
+def _log_engine(chosen: EngineChoice) -> None:
+    """Which engine ran and why: once the inputs are through (a refusal stays one line)."""
+    log.info("engine %s (%s)", chosen.engine, chosen.reason)
 
 
 def evaluate_local(config: JobConfig) -> tuple[Report, Mapping[tuple[str, str], str] | None]:

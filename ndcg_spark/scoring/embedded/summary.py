@@ -62,7 +62,8 @@ def summary_rows(per_query: pa.Table, measures: Sequence[Measure], variant: str)
     judged = per_query[c.JUDGED_AT_K].to_numpy(zero_copy_only=False).astype(np.float64).reshape(-1, count)
     starts = np.flatnonzero(np.concatenate([[True], runs[1:] != runs[:-1]])) if len(runs) else np.zeros(0, dtype=np.int64)
     rows = []
-    for start, end in zip(starts, [*starts[1:], len(runs)], strict=True):
+    ends = [*starts[1:], len(runs)] if len(starts) else []
+    for start, end in zip(starts, ends, strict=True):
         for j, measure in enumerate(measures):
             value = combined(values[start:end, j], measure.reported)
             shares = judged[start:end, j]
