@@ -17,14 +17,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
-from ndcg_spark.io.storage import FileSystem
+from ndcg_spark.io.storage import LocalFileSystem
 
 
 def _quiet(detail: str) -> None:
     """No one listens."""
 
 
-class ObjectStore(FileSystem):
+class ObjectStore(LocalFileSystem):
     conditional: ClassVar[bool] = True
     step: ClassVar[Callable[[str], None]] = staticmethod(_quiet)
 

@@ -484,22 +484,24 @@ class LocalFileSystem(FileSystem):
         return int(pq.ParquetFile(self._local(path)).metadata.num_rows)
 
 
-_kind: type[FileSystem] = FileSystem
+_simulated: type[FileSystem] | None = None
 
 
 def file_system(spark: SparkSession | None, path: str) -> FileSystem:
     """The file system of path: what every module opens a path with; without a session (the
     embedded engine), the local disk's."""
-    return LocalFileSystem(spark, path) if spark is None else _kind(spark, path)
+    if _simulated is not None:
+        return _simulated(spark, path)
+    return LocalFileSystem(spark, path) if spark is None else FileSystem(spark, path)
 
 
 @contextmanager
 def simulated(kind: type[FileSystem]) -> Iterator[None]:
-    """Open every path with `kind` inside the block: the tests' simulated object store, whose
-    renames copy file by file (tests/object_store.py)."""
-    global _kind
-    before, _kind = _kind, kind
+    """Open every path with `kind` inside the block, on either engine: the tests' simulated object
+    store, whose renames copy file by file (tests/object_store.py)."""
+    global _simulated
+    before, _simulated = _simulated, kind
     try:
         yield
     finally:
-        _kind = before
+        _simulated = before

@@ -35,6 +35,8 @@ def _retried(judgments: str, results: str, output: Path) -> subprocess.Completed
             str(output),
             *FLAGS,
             "--no-html-report",
+            "--engine",
+            "spark",  # Spark's task retries are under test
         ],
         env=job_env(),
         capture_output=True,
@@ -56,7 +58,7 @@ def test_retried_task_gives_the_clean_report_and_a_failing_one_publishes_nothing
 ) -> None:
     judgments = write(tmp_path / "j" / "part-0.parquet", JUDGMENTS)
     results = write(tmp_path / "r" / "part-0.parquet", RESULTS)
-    assert run_job(judgments, results, tmp_path / "clean", *FLAGS) == EXIT_OK
+    assert run_job(judgments, results, tmp_path / "clean", *FLAGS) == EXIT_OK  # in this process: the embedded engine
     done = _retried(judgments, results, tmp_path / "once")
     assert done.returncode == EXIT_OK, done.stderr[-3000:]
     assert INJECTED in done.stderr  # it did fail, once
@@ -65,7 +67,7 @@ def test_retried_task_gives_the_clean_report_and_a_failing_one_publishes_nothing
     before = snapshot(tmp_path / "clean")
     monkeypatch.setattr(validation, "copartition", failing("always", validation.copartition))
     capsys.readouterr()
-    assert run_job(judgments, results, tmp_path / "clean", *FLAGS) == EXIT_FAILURE
+    assert run_job(judgments, results, tmp_path / "clean", *FLAGS, "--engine", "spark") == EXIT_FAILURE
     printed = capsys.readouterr()
     lines = [line for line in error_lines(printed.out + printed.err) if line.startswith("ndcg-spark:")]
     assert len(lines) == 1 and lines[0].startswith("ndcg-spark: failed: ") and INJECTED in lines[0], lines

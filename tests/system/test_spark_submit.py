@@ -152,6 +152,8 @@ def test_installed_command_runs_in_local_mode_and_on_a_terminal(tmp_path: Path) 
         "--k",
         "1,2",
         "--no-html-report",
+        "--engine",
+        "spark",  # Spark's local mode on purpose: its progress bar on a terminal
     ]
     script = shutil.which("script")
     log = tmp_path / "terminal.log"
