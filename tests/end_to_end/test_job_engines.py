@@ -105,7 +105,7 @@ VARIANTS = {
 def test_both_engines_publish_the_same_report(tmp_path: Path, variant: str) -> None:
     judgments, results = _inputs(tmp_path)
     local, spark = tmp_path / "local", tmp_path / "spark"
-    codes = [_job(engine, judgments, results, output, *VARIANTS[variant]) for engine, output in (("local", local), ("spark", spark))]
+    codes = [_job(engine, judgments, results, tmp_path / engine, *VARIANTS[variant]) for engine in ("local", "spark")]
     assert codes[0] == codes[1] and codes[0] in (EXIT_OK, EXIT_QUALITY_DROPPED)
     if variant == "baseline_gate":
         assert codes[0] == EXIT_QUALITY_DROPPED  # "worse" falls: the gate fails on both
