@@ -2,6 +2,8 @@
 # Sets up the project and runs the whole test suite, every tier (see tests/conftest.py).
 #   scripts/test.sh            all tiers: unit, transforms, end_to_end, system
 #   scripts/test.sh --quick    unit and transforms only: the edit-test loop
+#   scripts/test.sh --spark-job  the end-to-end tier with every job on Spark (its `auto` picks the
+#                              embedded engine for the tests' tiny inputs; CI runs the tier both ways)
 #   scripts/test.sh -k NAME    extra arguments go to pytest
 # The JVMs the tests start (spark-submit's, the test sessions', a standalone cluster's daemons) map
 # a class data sharing archive made once by scripts/jvm_archive.sh and kept in .venv/: each starts
@@ -17,7 +19,11 @@ cd "$(dirname "$0")/.."
 tiers=(tests)
 default_workers=2
 setup=(--jvm-archive)
-if [ "${1:-}" = "--quick" ]; then
+if [ "${1:-}" = "--spark-job" ]; then
+  shift
+  tiers=(tests/end_to_end)
+  export NDCG_TEST_ENGINE=spark
+elif [ "${1:-}" = "--quick" ]; then
   shift
   tiers=(tests/unit tests/transforms)
   default_workers=0

@@ -169,6 +169,33 @@ def _settings_kept(request: pytest.FixtureRequest) -> Iterator[None]:
         pytest.fail(f"left Spark settings changed: {shown}")
 
 
+# The engine the job's `auto` runs in this process's tests: by default auto's own choice (local on
+# their tiny inputs); NDCG_TEST_ENGINE=spark runs every job of the end-to-end tier on Spark instead
+# (scripts/test.sh --spark-job: CI runs that tier both ways). A test that names --engine keeps it.
+TEST_ENGINE = os.environ.get("NDCG_TEST_ENGINE", "")
+
+
+@pytest.fixture(autouse=True)
+def _job_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    if not TEST_ENGINE:
+        return
+    from ndcg_spark.job import run as job_run
+    from ndcg_spark.job.engine import EngineChoice, choose_engine
+    from ndcg_spark.options import ENGINE_AUTO
+
+    def chosen(config: Any) -> EngineChoice:
+        if config.options.engine != ENGINE_AUTO:
+            return choose_engine(config)
+        return EngineChoice(TEST_ENGINE, f"NDCG_TEST_ENGINE={TEST_ENGINE}")  # type: ignore[arg-type]
+
+    monkeypatch.setattr(job_run, "choose_engine", chosen)
+
+
+def job_engine() -> str:
+    """The engine the job tests' `auto` runs on (see TEST_ENGINE)."""
+    return TEST_ENGINE or "local"
+
+
 @pytest.fixture(autouse=True)
 def _logging_kept() -> Iterator[None]:
     """Every test leaves the package's logger as it found it (its handlers, level and whether its

@@ -491,7 +491,7 @@ def file_system(spark: SparkSession | None, path: str) -> FileSystem:
     """The file system of path: what every module opens a path with; without a session (the
     embedded engine), the local disk's."""
     if _simulated is not None:
-        return _simulated(spark, path)
+        return _simulated(spark, path)  # type: ignore[arg-type]  # a simulation serves either engine
     return LocalFileSystem(spark, path) if spark is None else FileSystem(spark, path)
 
 

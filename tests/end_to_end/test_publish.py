@@ -17,7 +17,7 @@ from ndcg_spark.errors import EXIT_INPUT_REJECTED, EXIT_OK
 from ndcg_spark.publish import atomic
 from ndcg_spark.publish.staging import STAGING_DIR
 from ndcg_spark.report.html import PLOTLY_FILE
-from tests.conftest import RESULTS, run_job, snapshot, write
+from tests.conftest import RESULTS, job_engine, run_job, snapshot, write
 
 
 def test_layout_is_a_folder_per_dataset_and_date_and_a_manifest(inputs, tmp_path: Path) -> None:
@@ -33,8 +33,13 @@ def test_layout_is_a_folder_per_dataset_and_date_and_a_manifest(inputs, tmp_path
     assert record["outputs"]["report_script"]["path"].endswith(f"/report/{PLOTLY_FILE}")  # once per output
     assert record["inputs"]["results"]["rows"] == 9 and record["inputs"]["judgments"]["files"] == 1
     assert record["outputs"]["per_query"]["rows"] == 2 * 2 * 4  # runs x queries x (5, 10, 20, uncut)
-    # Computed in this process (auto: tiny local inputs), so no Spark version is recorded.
-    assert record["config"]["ks"] == [5, 10, 20] and record["engine"] == "local" and "spark" not in record["versions"]
+    # Spark's version is recorded where Spark computed it (auto on tiny local inputs: in this process).
+    engine = job_engine()
+    assert (
+        record["config"]["ks"] == [5, 10, 20]
+        and record["engine"] == engine
+        and ("spark" in record["versions"]) == (engine == "spark")
+    )
     assert [run["run_id"] for run in record["counts"]["runs"]] == ["r1", "r2"]
 
 
