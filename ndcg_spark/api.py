@@ -33,6 +33,8 @@ from ndcg_spark.options import (
     DEFAULT_BOOTSTRAP,
     DEFAULT_PERMUTATIONS,
     DEFAULT_SEED,
+    ENGINE_LOCAL,
+    ENGINE_SPARK,
     RESAMPLING_AUTO,
     Options,
     ResamplingEngine,
@@ -67,10 +69,19 @@ def evaluate(
 
     Of pandas or Polars DataFrames or Arrow tables (judgments and results alike), the embedded
     engine evaluates in this process, with no JVM, the same numbers to the bit; the report's
-    per_query and summary are then pandas DataFrames."""
+    per_query and summary are then pandas DataFrames. `engine="spark"` evaluates such tables on
+    the active SparkSession instead (a report of Spark DataFrames)."""
     chosen = Options.of(options)
     if query_metadata is not None and not chosen.slices:
         raise ConfigError("query_metadata is given but no slice columns: pass slices=[...]")
+    spark_frames = isinstance(judgments, DataFrame)
+    if chosen.engine == ENGINE_LOCAL and spark_frames:
+        raise ConfigError(
+            "engine='local' evaluates pandas, Polars or Arrow tables in this process, and these are Spark DataFrames:"
+            " leave engine out (or pass engine='spark'), or pass a sample as pandas"
+        )
+    if chosen.engine == ENGINE_SPARK and not spark_frames:
+        judgments, results = _on_spark(judgments, results)
     if not isinstance(judgments, DataFrame):
         from ndcg_spark.local_evaluation import evaluate_tables  # numpy and pyarrow: the embedded engine's
 
@@ -106,6 +117,21 @@ def evaluate_sources(
         store.release()  # a refused input leaves nothing cached behind
         raise
     return report_of(per_query, evaluation, chosen, store)
+
+
+def _on_spark(judgments: object, results: object) -> tuple[DataFrame, DataFrame | dict[str, DataFrame]]:
+    """engine='spark' of tables in memory: each as a DataFrame of the active SparkSession."""
+    spark = SparkSession.getActiveSession()
+    if spark is None:
+        raise ConfigError("engine='spark' needs an active SparkSession: start one, or leave engine out to evaluate in this process")
+    from ndcg_spark.checks.tables import as_arrow
+
+    def frame(table: object, label: str) -> DataFrame:
+        return spark.createDataFrame(as_arrow(_table(table, label), label).to_pandas())
+
+    if isinstance(results, Mapping):
+        return frame(judgments, JUDGMENTS), {str(name): frame(table, RESULTS) for name, table in results.items()}
+    return frame(judgments, JUDGMENTS), frame(results, RESULTS)
 
 
 def _table(frame: object, label: str) -> object:

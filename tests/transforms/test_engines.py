@@ -208,3 +208,19 @@ def test_a_gate_across_the_engines_is_refused(spark: SparkSession) -> None:
         gate(local, on_spark, fail_on_drop=0.01)
     with pytest.raises(ConfigError, match=r"^gate\(\) of a Spark report takes a reference of the same kind"):
         gate(on_spark, local, fail_on_drop=0.01)
+
+
+def test_engine_keyword_moves_pandas_to_spark_and_refuses_local_of_spark_frames(spark: SparkSession) -> None:
+    """engine="spark" evaluates pandas frames on the active session (a report of Spark
+    DataFrames, the same rows); engine="local" of Spark DataFrames is refused in one line."""
+    results, judgments = generated(3)
+    frames = (
+        pd.DataFrame(judgments, columns=["query_id", "doc_id", "relevance"]),
+        pd.DataFrame(results, columns=["run_id", "query_id", "doc_id", "score"]),
+    )
+    embedded = evaluate(*frames, ks=(1, 5))
+    moved = evaluate(*frames, ks=(1, 5), engine="spark")
+    assert isinstance(embedded.summary, pd.DataFrame) and not isinstance(moved.summary, pd.DataFrame)
+    assert _rows(embedded.summary) == [tuple(row) for row in moved.summary.collect()]
+    with pytest.raises(ConfigError, match="engine='local' evaluates pandas, Polars or Arrow tables"):
+        evaluate(moved.per_query, moved.per_query, engine="local")
