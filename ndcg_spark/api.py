@@ -123,7 +123,9 @@ def _on_spark(judgments: object, results: object) -> tuple[DataFrame, DataFrame 
     """engine='spark' of tables in memory: each as a DataFrame of the active SparkSession."""
     spark = SparkSession.getActiveSession()
     if spark is None:
-        raise ConfigError("engine='spark' needs an active SparkSession: start one, or leave engine out to evaluate in this process")
+        raise ConfigError(
+            "engine='spark' needs an active SparkSession: start one, or leave engine out to evaluate in this process"
+        )
     from ndcg_spark.checks.tables import as_arrow
 
     def frame(table: object, label: str) -> DataFrame:
