@@ -1,6 +1,8 @@
-"""Side-by-side benchmark: the job (spark-submit), Spark's floor, the ranking floor, the bare NDCG,
-Spark MLlib's RankingMetrics (spark-submit) and, when installed, DuckDB, pytrec_eval and ranx, on
-the same generated Parquet inputs, alternating within each round.
+"""Side-by-side benchmark: the job (spark-submit), the same job on the embedded engine
+("job_local": the ndcg-spark command with --engine local, no JVM, publishing the same output),
+Spark's floor, the ranking floor, the bare NDCG, Spark MLlib's RankingMetrics (spark-submit) and,
+when installed, DuckDB, pytrec_eval and ranx, on the same generated Parquet inputs, alternating
+within each round.
 
 The floor reads both inputs and shuffles each by query_id once (noop write): what any Spark job
 doing this must pay. The ranking floor adds the one thing no exact NDCG can skip: numbering every
@@ -215,6 +217,39 @@ DUCKDB = textwrap.dedent(
     """
 )
 
+# DuckDB's bare NDCG with its output, as the job publishes it: a row per query and cutoff written
+# as Parquet, then the means from those rows written as a second file (no checks, no manifest).
+DUCKDB_OUTPUT = textwrap.dedent(
+    """
+    import json, sys, tempfile, duckdb
+    judgments, results, ks = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+    out = tempfile.mkdtemp(prefix="duckdb-out-")
+    con = duckdb.connect()
+    cut = ", ".join(f"sum(CASE WHEN pos <= {k} THEN g / log2(pos + 1) ELSE 0 END) AS d{k}" for k in ks)
+    icut = ", ".join(f"sum(CASE WHEN pos <= {k} THEN g / log2(pos + 1) ELSE 0 END) AS i{k}" for k in ks)
+    values = " UNION ALL ".join(
+        f"SELECT query_id, {k} AS k, CASE WHEN i{k} > 0 THEN d{k} / i{k} ELSE 0 END AS ndcg FROM per_query_wide" for k in ks
+    )
+    con.execute(f'''
+      CREATE TABLE per_query_wide AS
+      WITH j AS (SELECT query_id, CAST(doc_id AS VARCHAR) doc, GREATEST(relevance, 0)::DOUBLE g
+                 FROM read_parquet('{judgments}/*.parquet')),
+           r AS (SELECT query_id, CAST(doc_id AS VARCHAR) doc, score FROM read_parquet('{results}/*.parquet')),
+           ranked AS (SELECT r.query_id, coalesce(j.g, 0) g,
+                        row_number() OVER (PARTITION BY r.query_id ORDER BY score DESC, r.doc DESC) pos
+                      FROM r LEFT JOIN j USING (query_id, doc)),
+           dcg AS (SELECT query_id, {cut} FROM ranked GROUP BY query_id),
+           ideal_pos AS (SELECT query_id, g, row_number() OVER (PARTITION BY query_id ORDER BY g DESC) pos FROM j),
+           idcg AS (SELECT query_id, {icut} FROM ideal_pos GROUP BY query_id)
+      SELECT * FROM dcg JOIN idcg USING (query_id)''')
+    con.execute(f"COPY ({values}) TO '{out}/per_query.parquet' (FORMAT PARQUET)")
+    summary = f"SELECT k, avg(ndcg) AS ndcg FROM read_parquet('{out}/per_query.parquet') GROUP BY k"
+    con.execute(f"COPY ({summary}) TO '{out}/summary.parquet' (FORMAT PARQUET)")
+    means = dict(con.execute(f"SELECT k, ndcg FROM read_parquet('{out}/summary.parquet')").fetchall())
+    print("MEANS " + json.dumps({str(k): means[k] for k in ks}))
+    """
+)
+
 # About the least a Spark design computing the job's numbers can do, as one SQL query (parsed and
 # analysed once). Each input shuffled by query_id once, the judgments joined by a shuffled hash
 # join, one sort of the results (trec_eval's order) and one of the judgments (the ideal order), a
@@ -369,6 +404,7 @@ EMBEDDED = textwrap.dedent(
 PEERS = {
     "embedded": (EMBEDDED, "ndcg_spark"),
     "duckdb": (DUCKDB, "duckdb"),
+    "duckdb_output": (DUCKDB_OUTPUT, "duckdb"),
     "pytrec_eval": (PYTREC, "pytrec_eval"),
     "ranx": (RANX, "ranx"),
     "api": ("CONNECT = False" + _API, "ndcg_spark"),
@@ -376,7 +412,7 @@ PEERS = {
 }
 # The API tools run only when named in --peers: they time this project, not a peer. The embedded
 # engine runs by default: it is what a single-machine evaluation costs.
-DEFAULT_PEERS = ("embedded", "duckdb", "pytrec_eval", "ranx")
+DEFAULT_PEERS = ("embedded", "duckdb", "duckdb_output", "pytrec_eval", "ranx")
 # Run with spark-submit, like the job.
 SPARK_PEERS = {"bare_ndcg": BARE_NDCG, "bare_ndcg_output": BARE_NDCG_OUTPUT, "spark_ranking_metrics": SPARK_RANKING_METRICS}
 # What --breakdown runs again with the event log: the job's runs (with their step log; every
@@ -544,6 +580,22 @@ def breakdown(tool: Tool, env: dict[str, str], events: Path) -> dict[str, float]
     }
 
 
+def job_arguments(data: Path, output: Path) -> list[str]:
+    """The job's inputs, output and cutoffs; the peers compute NDCG only, so the HTML report (a
+    few seconds) is left out."""
+    return [
+        "--judgments",
+        str(data / "judgments"),
+        "--results",
+        str(data / "results"),
+        "--output",
+        str(output),
+        "--k",
+        ",".join(map(str, KS)),
+        "--no-html-report",
+    ]
+
+
 def dataset(root: Path, args: argparse.Namespace, skew: float) -> Path:
     name = f"q{args.queries}-d{args.depth}-j{args.judged}" + (f"-skew{skew:g}" if skew else "")
     name += f"-r{args.runs}" if args.runs > 1 else ""
@@ -629,21 +681,7 @@ def main() -> None:
 
     def job(name: str, data: Path, root: Path = ROOT, extra: tuple[str, ...] = ()) -> Tool:
         output = scripts / f"{name}-out"
-        command = [
-            *spark_submit,
-            str(root / "jobs" / "evaluate_ndcg.py"),
-            "--judgments",
-            str(data / "judgments"),
-            "--results",
-            str(data / "results"),
-            "--output",
-            str(output),
-            "--k",
-            ",".join(map(str, KS)),
-            # The peers compute NDCG only: the HTML report (a few seconds) is left out.
-            "--no-html-report",
-            *extra,
-        ]
+        command = [*spark_submit, str(root / "jobs" / "evaluate_ndcg.py"), *job_arguments(data, output), *extra]
         reference = "job" if root != ROOT or extra else None if data == plain else "duckdb_skewed"
         # The other checkout's package first on the path (the venv holds this one's).
         env = {"PYTHONPATH": str(root)} if root != ROOT else {}
@@ -658,10 +696,18 @@ def main() -> None:
             return Tool(name, [*command, ks_json], means_from, "job")
         return Tool(name, command, lambda _stdout: None, None)
 
+    def job_local(name: str, data: Path) -> Tool:
+        """The whole job on the embedded engine (--engine local): the installed command in this
+        Python, no JVM; the same inputs, cutoffs and published output as the job's."""
+        output = scripts / f"{name}-out"
+        command = [str(Path(sys.executable).parent / "ndcg-spark"), "--engine", "local", *job_arguments(data, output)]
+        return Tool(name, command, lambda _stdout: job_means(output), "job")
+
     tools = [
         spark_script("floor", FLOOR),
         spark_script("rank_floor", RANK_FLOOR),
         job("job", plain),
+        job_local("job_local", plain),
     ]
     if args.baseline:
         tools.append(job(BASELINE_TOOL, plain, extra=BASELINE_ARGS))
