@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pyspark.sql import DataFrame, SparkSession
 
@@ -45,6 +45,9 @@ from ndcg_spark.remedies import VOICE_PYTHON
 from ndcg_spark.report.result import Report, local_report_of, report_of
 from ndcg_spark.scoring.slices import QUERY_METADATA, slice_source
 from ndcg_spark.sessions import ExecutorStore
+
+if TYPE_CHECKING:
+    from ndcg_spark.local_evaluation import SliceTable
 from ndcg_spark.spark_conf import PLAN_CONF, session_settings
 
 
@@ -52,7 +55,7 @@ def evaluate(
     judgments: DataFrame | Any,
     results: DataFrame | Mapping[str, DataFrame] | Any,
     *,
-    query_metadata: DataFrame | None = None,
+    query_metadata: DataFrame | Any | None = None,
     **options: Any,
 ) -> Report:
     """NDCG@k per (run, query) and per run, with trec_eval's semantics and the job's checks.
@@ -85,8 +88,9 @@ def evaluate(
     if not isinstance(judgments, DataFrame):
         from ndcg_spark.local_evaluation import evaluate_tables  # numpy and pyarrow: the embedded engine's
 
-        per_query, evaluation = evaluate_tables(_table(judgments, JUDGMENTS), _tables(results), chosen)
-        return local_report_of(per_query, evaluation, compared=chosen.baseline is not None)
+        slices = _slice_table(chosen, results, query_metadata)
+        per_query, evaluation = evaluate_tables(_table(judgments, JUDGMENTS), _tables(results), chosen, slices=slices)
+        return local_report_of(per_query, evaluation, compared=chosen.baseline is not None, sliced=bool(chosen.slices))
     if isinstance(results, DataFrame):
         sources = [Source(results, GIVEN)]
     elif isinstance(results, Mapping) and all(isinstance(frame, DataFrame) for frame in results.values()):
@@ -117,6 +121,21 @@ def evaluate_sources(
         store.release()  # a refused input leaves nothing cached behind
         raise
     return report_of(per_query, evaluation, chosen, store)
+
+
+def _slice_table(chosen: Options, results: object, query_metadata: object) -> SliceTable | None:
+    """Where the embedded engine reads the slice columns: the query metadata, else the results."""
+    from ndcg_spark.checks.tables import as_arrow
+    from ndcg_spark.local_evaluation import SliceTable
+
+    if not chosen.slices:
+        return None
+    if query_metadata is not None:
+        table = as_arrow(_table(query_metadata, QUERY_METADATA), QUERY_METADATA)
+        return SliceTable(QUERY_METADATA, GIVEN, table, chosen.columns.query_id)
+    if isinstance(results, Mapping):
+        raise ConfigError("slices of several results frames need query_metadata")
+    return SliceTable(RESULTS, GIVEN, as_arrow(_table(results, RESULTS), RESULTS), chosen.result_names.query_id)
 
 
 def _on_spark(judgments: object, results: object) -> tuple[DataFrame, DataFrame | dict[str, DataFrame]]:

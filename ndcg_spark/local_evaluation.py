@@ -5,6 +5,7 @@ evaluation.py is to Spark DataFrames."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import pyarrow as pa
 from pyspark.sql import Row
@@ -13,29 +14,41 @@ from ndcg_spark import columns as c
 from ndcg_spark.checks.kinds import GIVEN
 from ndcg_spark.checks.tables import Checked, checked
 from ndcg_spark.comparison.rows import Resampling
-from ndcg_spark.errors import ConfigError
-from ndcg_spark.evaluation import Evaluation, RunCounts, measure_order
+from ndcg_spark.evaluation import Evaluation, RunCounts, measure_order, slice_order
 from ndcg_spark.options import Options
 from ndcg_spark.scoring.embedded.per_query import score
+from ndcg_spark.scoring.embedded.slices import query_slices, slice_rows
 from ndcg_spark.scoring.embedded.summary import summary_rows
 from ndcg_spark.scoring.plan import ScoringPlan
 
 
+@dataclass(frozen=True)
+class SliceTable:
+    """Where the slice columns come from (scoring.slices.SliceSource's, as a table in memory)."""
+
+    label: str
+    path: str
+    table: pa.Table
+    query_column: str
+
+
 def evaluate_tables(
-    judgments: object, results: object | Mapping[str, object], options: Options, where: tuple[str, str] = (GIVEN, GIVEN)
+    judgments: object,
+    results: object | Mapping[str, object],
+    options: Options,
+    where: tuple[str, str] = (GIVEN, GIVEN),
+    slices: SliceTable | None = None,
 ) -> tuple[pa.Table, Evaluation]:
-    """per_query's rows and the evaluation (summary, counts) of in-memory tables (`where`: how
-    messages name them, checks.tables.checked's)."""
-    if options.slices:
-        raise ConfigError(
-            "slices are computed on Spark DataFrames only for now: pass spark.createDataFrame(...) of the"
-            " judgments and results, or leave out the slices"
-        )
-    return evaluate_checked_tables(checked(judgments, results, options, where), options)
+    """per_query's rows and the evaluation (summary, counts, slices) of in-memory tables (`where`:
+    how messages name them, checks.tables.checked's)."""
+    return evaluate_checked_tables(checked(judgments, results, options, where), options, slices)
 
 
-def evaluate_checked_tables(inputs: Checked, options: Options) -> tuple[pa.Table, Evaluation]:
+def evaluate_checked_tables(inputs: Checked, options: Options, slices: SliceTable | None = None) -> tuple[pa.Table, Evaluation]:
     """evaluate_tables of inputs already checked (the job keeps them, for trec_eval's relstrings)."""
+    by_query = None
+    if options.slices and slices is not None:  # checked before the scoring, as the Spark engine does
+        by_query = query_slices(slices.table, slices.label, slices.path, slices.query_column, options.slices)
     scored = score(inputs.judgments, inputs.results, ScoringPlan.of(options))
     summary = sorted(
         (Row(**row) for row in summary_rows(scored.per_query, scored.measures, options.variant)),
@@ -56,6 +69,10 @@ def evaluate_checked_tables(inputs: Checked, options: Options) -> tuple[pa.Table
         from ndcg_spark.comparison.tables import compare_table  # numpy's draws: a comparison's only
 
         comparison = compare_table(scored.per_query, options.baseline, Resampling.of(options))
+    slice_summary = []
+    if by_query is not None:
+        rows = slice_rows(scored.per_query, by_query, options.slices)
+        slice_summary = sorted((Row(**row) for row in rows), key=slice_order)
     evaluation = Evaluation(
         summary=summary,
         runs=runs,
@@ -67,5 +84,6 @@ def evaluate_checked_tables(inputs: Checked, options: Options) -> tuple[pa.Table
         complete=options.complete,
         pair_rows=scored.per_query.num_rows // max(len(scored.measures), 1),
         comparison=comparison,
+        slices=slice_summary,
     )
     return scored.per_query, evaluation

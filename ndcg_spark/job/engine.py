@@ -110,16 +110,12 @@ def choose_engine(config: JobConfig) -> EngineChoice:
         problem = _not_local(config)
         if problem is not None:
             raise ConfigError(f"--engine local reads and writes local paths only: {problem}; pass --engine spark or auto")
-        if config.options.slices:
-            raise ConfigError("slices are computed on Spark only: pass --engine spark (config file: [evaluation] engine)")
         return EngineChoice(ENGINE_LOCAL, "--engine local")
     assert asked == ENGINE_AUTO
     if SPARK_SUBMIT_GATEWAY in os.environ:
         return EngineChoice(ENGINE_SPARK, "auto: run by spark-submit")
     if asks_for_connect(config):
         return EngineChoice(ENGINE_SPARK, "auto: a Spark Connect session is asked for")
-    if config.options.slices:
-        return EngineChoice(ENGINE_SPARK, "auto: slices are computed on Spark only")
     problem = _not_local(config)
     if problem is not None:
         return EngineChoice(ENGINE_SPARK, f"auto: {problem}")

@@ -18,7 +18,10 @@ from ndcg_spark.io.trec import read_trec
 from ndcg_spark.io.trec_formats import QRELS, RUN, LineFormat
 from ndcg_spark.io.trec_local import read_trec_table
 from ndcg_spark.job.settings import FORMAT_TREC, JobConfig
+from ndcg_spark.local_evaluation import SliceTable
 from ndcg_spark.scoring.slices import QUERY_METADATA, SliceSource, slice_source
+
+_TREC_SLICES = "slices need --query-metadata when the results are a TREC run file (it has no such columns)"
 
 
 def read_input(spark: SparkSession, path: str, label: str, fmt: str, line_format: LineFormat, config: JobConfig) -> DataFrame:
@@ -50,16 +53,18 @@ def _read_table(path: str, label: str, fmt: str, line_format: LineFormat, config
         ) from None
 
 
-def read_tables(config: JobConfig) -> Checked:
-    """read_inputs on the embedded engine: both inputs read with pyarrow, in canonical columns and
-    checked (the same refusals, each naming its path)."""
+def read_tables(config: JobConfig) -> tuple[Checked, SliceTable | None]:
+    """read_inputs and read_slices on the embedded engine: both inputs read with pyarrow, in
+    canonical columns and checked (the same refusals, each naming its path); the slice columns'
+    table when slices are asked for."""
     judgments = _read_table(config.judgments, JUDGMENTS, config.judgments_format, QRELS, config)
     paths = config.result_paths
     tables = {name: _read_table(path, RESULTS, config.results_format, RUN, config) for name, path in paths}
     results = tables[None] if None in tables else tables
     where = (config.judgments, ", ".join(path for _, path in paths))
+    slices = _slice_table(config, next(iter(tables.values())))
     try:
-        return checked(judgments, results, config.options, where)
+        return checked(judgments, results, config.options, where), slices
     except InputError as error:
         if error.column is None:
             raise
@@ -75,6 +80,19 @@ def read_tables(config: JobConfig) -> Checked:
             remedy=error.remedy,
             naming=error.naming,
         ) from None
+
+
+def _slice_table(config: JobConfig, results: pa.Table) -> SliceTable | None:
+    """read_slices' source as a table: the query metadata, or the (first) results table as read."""
+    options = config.options
+    if not options.slices:
+        return None
+    if config.query_metadata is not None:
+        table = read_parquet_table(config.query_metadata, QUERY_METADATA)
+        return SliceTable(QUERY_METADATA, config.query_metadata, table, options.columns.query_id)
+    if config.results_format == FORMAT_TREC:
+        raise ConfigError(_TREC_SLICES)
+    return SliceTable(RESULTS, config.result_paths[0][1], results, options.result_names.query_id)
 
 
 def _first_file(config: JobConfig, error: InputError, judgments: pa.Table, results: object) -> str | None:
@@ -130,7 +148,7 @@ def read_slices(spark: SparkSession, config: JobConfig) -> SliceSource | None:
     if config.query_metadata is not None:
         label, path = QUERY_METADATA, config.query_metadata
     elif config.results_format == FORMAT_TREC:
-        raise ConfigError("slices need --query-metadata when the results are a TREC run file (it has no such columns)")
+        raise ConfigError(_TREC_SLICES)
     else:
         label, path = RESULTS, config.result_paths[0][1]
     frame = read_parquet(spark, path, label)

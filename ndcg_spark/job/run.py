@@ -303,20 +303,23 @@ def _log_engine(chosen: EngineChoice) -> None:
 def evaluate_local(config: JobConfig) -> tuple[Report, Mapping[tuple[str, str], str] | None]:
     """evaluate_paths on the embedded engine: the inputs read, checked and scored in this process;
     the report as Arrow tables, and the relstrings trec_eval's text prints when it is asked for."""
+    from ndcg_spark.job.no_pandas import skip_pyarrow_pandas_probe
     from ndcg_spark.local_evaluation import evaluate_checked_tables
     from ndcg_spark.scoring.embedded.relstring import relstrings as local_relstrings
 
+    skip_pyarrow_pandas_probe()  # nothing here converts to pandas
     options = config.options
     with progress.step("main pass") as counts:
-        inputs = read_tables(config)
-        per_query, evaluation = evaluate_checked_tables(inputs, options)
+        inputs, slices = read_tables(config)
+        per_query, evaluation = evaluate_checked_tables(inputs, options, slices)
         counts.update(judgment_rows=evaluation.judgment_rows, result_rows=evaluation.result_rows, pair_rows=evaluation.pair_rows)
     texts = None
     if config.trec_eval_report and RELSTRING in {measure.name for measure in options.measures}:
         texts = local_relstrings(
             inputs.judgments, inputs.results, RELSTRING_LENGTH, judged_only=options.judged_only, max_depth=options.max_depth
         )
-    return arrow_report_of(per_query, evaluation, compared=options.baseline is not None), texts
+    report = arrow_report_of(per_query, evaluation, compared=options.baseline is not None, sliced=bool(options.slices))
+    return report, texts
 
 
 def _gate_and_publish(

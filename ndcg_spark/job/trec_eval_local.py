@@ -3,11 +3,8 @@ pyarrow, checked, scored and printed in-process. No JVM, and no pyspark or panda
 
 from __future__ import annotations
 
-import importlib.abc
-import sys
 from typing import Any
 
-import pyarrow as pa
 import pyarrow.compute as pc
 
 from ndcg_spark import columns as c
@@ -15,6 +12,7 @@ from ndcg_spark.checks.tables import checked
 from ndcg_spark.errors import InputError
 from ndcg_spark.io.trec_formats import QRELS, RUN
 from ndcg_spark.io.trec_local import read_trec_table
+from ndcg_spark.job.no_pandas import skip_pyarrow_pandas_probe
 from ndcg_spark.job.trec_eval_args import TrecEvalArgs, relstring_name
 from ndcg_spark.measures import NDCG_CUT, NDCG_UNCUT, Measure, parse_measures, scored
 from ndcg_spark.option_values import ColumnNames
@@ -28,29 +26,6 @@ from ndcg_spark.scoring.plan import ScoringPlan
 # Scored when nothing numeric is asked (-m relstring alone): the pairs its lines are printed for.
 _PAIRS_ONLY = (Measure(NDCG_CUT, 10),)
 _ROW_COLUMNS = [c.RUN_ID, c.QUERY_ID, c.MEASURE, c.K, c.VALUE]
-
-
-class _NoPandas(importlib.abc.MetaPathFinder):
-    """Refuses `import pandas`, for as long as it is on sys.meta_path."""
-
-    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> None:
-        if fullname == "pandas":
-            raise ImportError("pandas is not needed here")
-
-
-def skip_pyarrow_pandas_probe() -> None:
-    """pyarrow imports pandas (a third of this command's time) at its first conversion of a
-    Python value, only to ask whether the value is a pandas object; this command never holds one.
-    So pyarrow's one probe is answered 'no pandas' (its integration off, as without pandas), and
-    pandas imports as usual afterwards for anyone who wants it."""
-    if "pandas" in sys.modules:
-        return
-    refusal = _NoPandas()
-    sys.meta_path.insert(0, refusal)
-    try:
-        pa.array([0])
-    finally:
-        sys.meta_path.remove(refusal)
 
 
 def _scored(args: TrecEvalArgs, judgments: Any, results: Any, measures: tuple[Measure, ...], renamed: str) -> tuple:

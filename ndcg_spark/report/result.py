@@ -18,6 +18,7 @@ from ndcg_spark.options import Options
 from ndcg_spark.report.formatting import format_report
 from ndcg_spark.report.tables import TABLE_FORMATS, TABLE_MARKDOWN, TableFormat
 from ndcg_spark.report.tables import render as render_table
+from ndcg_spark.scoring.slices import SLICE_SUMMARY_SCHEMA
 from ndcg_spark.scoring.summary import SUMMARY_COLUMNS
 from ndcg_spark.sessions import ExecutorStore
 
@@ -36,7 +37,7 @@ class Report:
     per_query: DataFrame | pd.DataFrame | pa.Table
     summary: DataFrame | pd.DataFrame | pa.Table
     comparison: DataFrame | pd.DataFrame | pa.Table | None
-    slices: DataFrame | pa.Table | None
+    slices: DataFrame | pd.DataFrame | pa.Table | None
     evaluation: Evaluation
     # The regression gate's verdict (the job's --fail-on-drop), one row per gated (run, measure, k).
     gate: DataFrame | pa.Table | None = None
@@ -74,30 +75,39 @@ def report_of(per_query: DataFrame, evaluation: Evaluation, options: Options, st
     )
 
 
-def local_report_of(per_query: pa.Table, evaluation: Evaluation, compared: bool = False) -> Report:
+def local_report_of(per_query: pa.Table, evaluation: Evaluation, compared: bool = False, sliced: bool = False) -> Report:
     """The report of an embedded evaluation: pandas frames, whole numbers as pandas' nullable
-    integers (k NULL on an uncut measure), as the Spark engine's columns; compared: a baseline
-    was asked for (the comparison is then present, even with no rows)."""
+    integers (k NULL on an uncut measure), as the Spark engine's columns; compared, sliced: a
+    baseline, slices were asked for (each is then present, even with no rows)."""
     comparison = local_comparison(evaluation.comparison) if compared else None
     return Report(
         per_query=_pandas(per_query),
         summary=_pandas(summary_table(evaluation)),
         comparison=comparison,
-        slices=None,
+        slices=_pandas(slices_table(evaluation)) if sliced else None,
         evaluation=evaluation,
     )
 
 
-def arrow_report_of(per_query: pa.Table, evaluation: Evaluation, compared: bool = False) -> Report:
+def arrow_report_of(per_query: pa.Table, evaluation: Evaluation, compared: bool = False, sliced: bool = False) -> Report:
     """The report of an embedded evaluation as Arrow tables, the published datasets' schemas:
-    what the job writes with pyarrow."""
+    what the job writes with pyarrow (compared, sliced: a comparison and slices were asked for)."""
     return Report(
         per_query=per_query,
         summary=summary_table(evaluation),
         comparison=comparison_table(evaluation.comparison) if compared else None,
-        slices=None,
+        slices=slices_table(evaluation) if sliced else None,
         evaluation=evaluation,
     )
+
+
+def slices_table(evaluation: Evaluation) -> pa.Table:
+    """The slices' rows as Arrow, of the Spark engine's columns (SLICE_SUMMARY_SCHEMA)."""
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    rows = [row.asDict() for row in evaluation.slices]
+    return pa.Table.from_pylist(rows, schema=to_arrow_schema(SLICE_SUMMARY_SCHEMA))
 
 
 def summary_table(evaluation: Evaluation) -> pa.Table:

@@ -47,6 +47,13 @@ def _inputs(tmp_path: Path) -> tuple[str, str]:
                 results["query_id"].append(f"q{q:02d}")
                 results["doc_id"].append(f"d{d}")
                 results["score"].append(float(rng.randint(0, 6) + lean[run] * grades.get((q, d), 0)))
+    # Slice columns of the queries: text with a query left without, and whole numbers.
+    metadata = {
+        "query_id": [f"q{q:02d}" for q in range(29)],
+        "locale": [["de", "en", None][q % 3] for q in range(29)],
+        "bucket": [q % 4 for q in range(29)],
+    }
+    write(tmp_path / "in" / "queries.parquet", metadata)
     return write(tmp_path / "in" / "judgments.parquet", judgments), write(tmp_path / "in" / "results.parquet", results)
 
 
@@ -97,6 +104,7 @@ VARIANTS = {
     "judged_only_depth_complete": ("--judged-only", "--max-depth", "8", "--complete"),
     "gains_exponential": ("--gains", "0=0,1=1,2=5,3=12", "--gain", "exponential"),
     "all_trec_level_2": ("--measure", "all_trec", "--relevance-level", "2", "--trec-eval-report"),
+    "slices": ("--slices", "locale,bucket", "--query-metadata", "{in}/queries.parquet", "--measure", "P.5"),
     "baseline_gate": ("--baseline", "base", "--measure", "P.5", "--measure", "map", "--fail-on-drop", "0.01"),
 }
 
@@ -105,12 +113,13 @@ VARIANTS = {
 def test_both_engines_publish_the_same_report(tmp_path: Path, variant: str) -> None:
     judgments, results = _inputs(tmp_path)
     local, spark = tmp_path / "local", tmp_path / "spark"
-    codes = [_job(engine, judgments, results, tmp_path / engine, *VARIANTS[variant]) for engine in ("local", "spark")]
+    extra = [argument.replace("{in}", str(tmp_path / "in")) for argument in VARIANTS[variant]]
+    codes = [_job(engine, judgments, results, tmp_path / engine, *extra) for engine in ("local", "spark")]
     assert codes[0] == codes[1] and codes[0] in (EXIT_OK, EXIT_QUALITY_DROPPED)
     if variant == "baseline_gate":
         assert codes[0] == EXIT_QUALITY_DROPPED  # "worse" falls: the gate fails on both
     assert _layout(local) == _layout(spark)
-    datasets = [name for name in ("per_query", "summary", "comparison", "gate") if (local / name).exists()]
+    datasets = [name for name in ("per_query", "summary", "comparison", "slices", "gate") if (local / name).exists()]
     assert "per_query" in datasets and ("gate" in datasets) == (variant == "baseline_gate")
     for name in datasets:
         assert _rows(local / name) == _rows(spark / name), name
