@@ -15,7 +15,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from ndcg_spark import Report, evaluate, gate
-from ndcg_spark.errors import ConfigError
+from ndcg_spark.errors import ConfigError, InputError
 from ndcg_spark.measures import BY_NAME, NDCG_MEASURES, parse_measures, supported_names
 from ndcg_spark.options import Options
 from ndcg_spark.scoring.embedded.per_query import per_query
@@ -224,3 +224,30 @@ def test_engine_keyword_moves_pandas_to_spark_and_refuses_local_of_spark_frames(
     assert _rows(embedded.summary) == [tuple(row) for row in moved.summary.collect()]
     with pytest.raises(ConfigError, match="engine='local' evaluates pandas, Polars or Arrow tables"):
         evaluate(moved.per_query, moved.per_query, engine="local")
+
+
+def test_slices_of_pandas_frames_are_the_spark_engines(spark: SparkSession) -> None:
+    """slices= on the embedded engine, from query metadata and from the results' own column: the
+    Spark engine's rows to the bit; a query with two values of a slice is refused alike."""
+    results, judgments = generated(4)
+    queries = sorted({row[1] for row in results})
+    metadata = pd.DataFrame({"query_id": queries, "locale": [["de", "en", None][i % 3] for i in range(len(queries))]})
+    metadata["bucket"] = [i % 2 for i in range(len(queries))]
+    frames = (
+        pd.DataFrame(judgments, columns=["query_id", "doc_id", "relevance"]),
+        pd.DataFrame(results, columns=["run_id", "query_id", "doc_id", "score"]),
+    )
+    options = {"ks": (1, 5), "measures": ["P.5", "map"], "slices": ["locale", "bucket"]}
+    embedded = evaluate(*frames, query_metadata=metadata, **options)
+    on_spark = evaluate(
+        *(spark.createDataFrame(frame) for frame in frames), query_metadata=spark.createDataFrame(metadata), **options
+    )
+    assert on_spark.slices is not None and embedded.slices is not None
+    assert _rows(embedded.slices) == [tuple(row) for row in on_spark.slices.collect()]
+    assert len(embedded.evaluation.slices) > 0
+    # From the results themselves: a column that differs within a query is refused on both.
+    tagged = frames[1].assign(device=["phone" if i % 2 else "desktop" for i in range(len(frames[1]))])
+    for frame in (tagged, spark.createDataFrame(tagged)):
+        judged = frames[0] if isinstance(frame, pd.DataFrame) else spark.createDataFrame(frames[0])
+        with pytest.raises(InputError, match="column 'device': .* queries have more than one value"):
+            evaluate(judged, frame, slices=["device"])
