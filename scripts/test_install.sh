@@ -3,8 +3,10 @@
 # declares: no test extras to bring in what it forgot. In a fresh .venv-install, from a folder
 # outside the checkout (Spark's Python workers would import the checkout's package first), it runs
 # each path that needs a dependency of its own:
-#   - the comparison's draws as arrays (--resampling arrays: numpy, pyarrow and pandas in the
-#     Python workers, through pyspark's mapInArrow) and the gate reading them;
+#   - on Spark, the comparison's draws as arrays (--resampling arrays: numpy, pyarrow and pandas in
+#     the Python workers, through pyspark's mapInArrow) and the gate reading them;
+#   - the same job on the embedded engine (auto's choice for the sample: numpy and pyarrow in
+#     this process), its page and its datasets;
 #   - the HTML page (plotly) and the Markdown beside it;
 #   - `ndcg-spark trec_eval`, its stdout byte for byte trec_eval's on its own test file.
 # A dependency the package uses but does not declare fails here, not on a user's night.
@@ -32,18 +34,23 @@ export PYSPARK_PYTHON="$venv/bin/python" PYSPARK_DRIVER_PYTHON="$venv/bin/python
 "$venv/bin/python" "$root/scripts/make_sample.py" --out sample >/dev/null
 
 passed=0
-# The comparison as arrays, the gate against the baseline, the page and the Markdown.
-"$venv/bin/ndcg-spark" --judgments sample/judgments.parquet --results sample/results.parquet \
-  --output out --k 5,10 --baseline bm25 --resampling arrays --fail-on-drop 0.01 \
-  >job.out 2>job.err || fail "the job with --resampling arrays and a gate exited $? ($(tail -n 3 job.err))"
-grep -q 'gate: passed' job.out || fail "the job printed no passing gate: $(head -c 2000 job.out)"
-[ -s out/report/latest.html ] || fail "no HTML page in out/report/"
-ls out/report/plotly-*.min.js >/dev/null 2>&1 || fail "no plotly script beside the page"
-[ -s out/report/latest.md ] || fail "no Markdown table in out/report/"
-for dataset in per_query summary comparison; do
-  [ -d "out/$dataset" ] || fail "no $dataset dataset in out/"
+# The comparison as arrays, the gate against the baseline, the page and the Markdown: on Spark,
+# then (auto: the sample fits this machine) on the embedded engine.
+for engine in spark auto; do
+  out="out-$engine"
+  "$venv/bin/ndcg-spark" --judgments sample/judgments.parquet --results sample/results.parquet \
+    --output "$out" --k 5,10 --baseline bm25 --resampling arrays --fail-on-drop 0.01 --engine "$engine" \
+    >job.out 2>job.err || fail "the job (--engine $engine) with --resampling arrays and a gate exited $? ($(tail -n 3 job.err))"
+  grep -q 'gate: passed' job.out || fail "the job (--engine $engine) printed no passing gate: $(head -c 2000 job.out)"
+  [ -s "$out/report/latest.html" ] || fail "no HTML page in $out/report/"
+  ls "$out"/report/plotly-*.min.js >/dev/null 2>&1 || fail "no plotly script beside the page in $out/report/"
+  [ -s "$out/report/latest.md" ] || fail "no Markdown table in $out/report/"
+  for dataset in per_query summary comparison; do
+    [ -d "$out/$dataset" ] || fail "no $dataset dataset in $out/"
+  done
+  passed=$((passed + 1))
 done
-passed=$((passed + 1))
+grep -q '"engine": "local"' out-auto/_manifests/latest.json || fail "auto did not run the sample on the embedded engine"
 
 # trec_eval's command line, its stdout trec_eval's own bytes.
 "$venv/bin/ndcg-spark" trec_eval -q -m all_trec "$conformance/qrels.test" "$conformance/results.test" \
