@@ -22,6 +22,7 @@ from ndcg_spark.comparison.resampling import start_python_workers
 from ndcg_spark.comparison.rows import ComparisonRow, Cutoff, Resampling, comparison_rows_frame, cutoffs_of
 from ndcg_spark.errors import InputError
 from ndcg_spark.frames import local_frame
+from ndcg_spark.measures import Measure
 from ndcg_spark.options import Options
 from ndcg_spark.progress import step
 from ndcg_spark.scoring.dcg import (
@@ -30,6 +31,7 @@ from ndcg_spark.scoring.dcg import (
     evaluated_pairs,
     measured,
     measured_rows,
+    page_rows,
     per_query_rows,
     query_pairs,
     value_column,
@@ -89,6 +91,9 @@ class Evaluation:
     # The shuffle settings the report was derived with (post_pass_settings): publishing reads
     # the same few rows per query, and uses them too.
     post_pass: dict[str, str] = field(default_factory=dict)
+    # The summary's rows of the measures the HTML page alone draws (its precision-recall curve,
+    # ScoringPlan.page_measures): in no dataset or table.
+    curves: list[Row] = field(default_factory=list)
 
     @property
     def run_ids(self) -> list[str]:
@@ -155,14 +160,16 @@ def evaluate_checked(
     materialize: Materialize,
     slice_input: SliceSource | None = None,
     write_per_query: WritePerQuery | None = None,
+    page_measures: tuple[Measure, ...] = (),
 ) -> tuple[DataFrame, Evaluation]:
     """Validate and score; returns the per-query report (a plan over the materialized rows) and
     the summary, comparison, slices and counts, collected (a few rows per run and cutoff).
 
     write_per_query, when given, writes the per-query rows once the checks pass (the job's
     staging) and returns a frame over what it wrote: the summary and all that follows read
-    those, and no measure is computed twice."""
-    plan = ScoringPlan.of(options)
+    those, and no measure is computed twice. page_measures: scored in the same pass for the HTML
+    page alone (Evaluation.curves)."""
+    plan = ScoringPlan.of(options, page_measures)
     with step("main pass") as counts:
         scoring = main_pass(judgments, results, plan)
         scored = score_pairs(scoring, materialize)
@@ -205,6 +212,13 @@ def _report(
         judged_queries = scored.judged_queries
         runs = _run_counts(count_rows(rows), judged_queries, options.complete, sources)
         counts.update(runs=len(runs), judged_queries=judged_queries, per_query_rows=sum(row[c.NUM_QUERIES] for row in summary))
+    curves = []
+    drawn = page_rows(plan)
+    if drawn:  # the page's own means, from the materialized pairs: a few rows per run
+        aggregated_curves = summary_and_counts(measured(evaluated, drawn), drawn, pairs).collect()
+        curves = sorted(
+            summary_rows(aggregated_curves, drawn, options.variant), key=lambda row: (row[c.RUN_ID], *measure_order(row))
+        )
     comparison: list[ComparisonRow] = []
     if options.baseline is not None:
         with step("comparison") as counts:
@@ -231,6 +245,7 @@ def _report(
         comparison=comparison,
         slices=slices,
         pair_rows=scored.pair_rows,
+        curves=curves,
     )
 
 

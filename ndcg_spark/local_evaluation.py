@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import numpy as np
 import pyarrow as pa
 from pyspark.sql import Row
 
@@ -15,6 +16,7 @@ from ndcg_spark.checks.kinds import GIVEN
 from ndcg_spark.checks.tables import Checked, checked
 from ndcg_spark.comparison.rows import Resampling
 from ndcg_spark.evaluation import Evaluation, RunCounts, measure_order, slice_order
+from ndcg_spark.measures import Measure
 from ndcg_spark.options import Options
 from ndcg_spark.scoring.embedded.per_query import score
 from ndcg_spark.scoring.embedded.slices import query_slices, slice_rows
@@ -44,16 +46,24 @@ def evaluate_tables(
     return evaluate_checked_tables(checked(judgments, results, options, where), options, slices)
 
 
-def evaluate_checked_tables(inputs: Checked, options: Options, slices: SliceTable | None = None) -> tuple[pa.Table, Evaluation]:
-    """evaluate_tables of inputs already checked (the job keeps them, for trec_eval's relstrings)."""
+def evaluate_checked_tables(
+    inputs: Checked, options: Options, slices: SliceTable | None = None, page_measures: tuple[Measure, ...] = ()
+) -> tuple[pa.Table, Evaluation]:
+    """evaluate_tables of inputs already checked (the job keeps them, for trec_eval's relstrings);
+    page_measures: scored for the HTML page alone (Evaluation.curves), reported nowhere else."""
     by_query = None
     if options.slices and slices is not None:  # checked before the scoring, as the Spark engine does
         by_query = query_slices(slices.table, slices.label, slices.path, slices.query_column, options.slices)
-    scored = score(inputs.judgments, inputs.results, ScoringPlan.of(options))
-    summary = sorted(
+    plan = ScoringPlan.of(options, page_measures)
+    scored = score(inputs.judgments, inputs.results, plan)
+    every = sorted(
         (Row(**row) for row in summary_rows(scored.per_query, scored.measures, options.variant)),
         key=lambda row: (row[c.RUN_ID], *measure_order(row)),
     )
+    drawn = {(measure.reported, measure.k) for measure in plan.page_measures}
+    summary = [row for row in every if (row[c.MEASURE], row[c.K]) not in drawn]
+    curves = [row for row in every if (row[c.MEASURE], row[c.K]) in drawn]
+    per_query = _reported(scored.per_query, len(plan.measures), len(plan.scored))
     judged = scored.judged_queries
     runs = [
         RunCounts(
@@ -68,10 +78,10 @@ def evaluate_checked_tables(inputs: Checked, options: Options, slices: SliceTabl
     if options.baseline is not None:
         from ndcg_spark.comparison.tables import compare_table  # numpy's draws: a comparison's only
 
-        comparison = compare_table(scored.per_query, options.baseline, Resampling.of(options))
+        comparison = compare_table(per_query, options.baseline, Resampling.of(options))
     slice_summary = []
     if by_query is not None:
-        rows = slice_rows(scored.per_query, by_query, options.slices)
+        rows = slice_rows(per_query, by_query, options.slices)
         slice_summary = sorted((Row(**row) for row in rows), key=slice_order)
     evaluation = Evaluation(
         summary=summary,
@@ -82,8 +92,18 @@ def evaluate_checked_tables(inputs: Checked, options: Options, slices: SliceTabl
         duplicate_judgments_dropped=inputs.duplicate_judgments_dropped,
         duplicate_results_dropped=inputs.duplicate_results_dropped,
         complete=options.complete,
-        pair_rows=scored.per_query.num_rows // max(len(scored.measures), 1),
+        pair_rows=per_query.num_rows // max(len(plan.measures), 1),
         comparison=comparison,
         slices=slice_summary,
+        curves=curves,
     )
-    return scored.per_query, evaluation
+    return per_query, evaluation
+
+
+def _reported(per_query: pa.Table, reported: int, scored: int) -> pa.Table:
+    """per_query without the page's own measures: each pair's rows are its measures in turn, the
+    page's last."""
+    if reported == scored:
+        return per_query
+    keep = np.arange(per_query.num_rows) % scored < reported
+    return per_query.filter(pa.array(keep))

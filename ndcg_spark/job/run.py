@@ -36,7 +36,7 @@ from ndcg_spark.publish.mlflow_log import MlflowLogError, log_to_mlflow
 from ndcg_spark.publish.read_back import read_manifests, set_aside_unreadable_manifests, unfinished_dates
 from ndcg_spark.publish.staging import Staging
 from ndcg_spark.report import tables
-from ndcg_spark.report.data import Renderer, gather
+from ndcg_spark.report.data import Renderer, gather, page_measures
 from ndcg_spark.report.formatting import format_report, judged_warnings
 from ndcg_spark.report.relstring import RELSTRING, relstrings
 from ndcg_spark.report.result import Report, arrow_report_of, report_of
@@ -104,8 +104,11 @@ def evaluate_paths(spark: SparkSession, config: JobConfig, staging: Staging) -> 
         folder = write_staged(spark, staging, Dataset(PER_QUERY_DIR, per_query, rows))
         return spark.read.schema(per_query.schema).parquet(folder)
 
+    drawn = page_measures() if config.html_report else ()
     with baseline_watch(spark, results, config.options.baseline):
-        per_query, evaluation = evaluate_checked(spark, judgments, results, config.options, stage, slice_input, write_per_query)
+        per_query, evaluation = evaluate_checked(
+            spark, judgments, results, config.options, stage, slice_input, write_per_query, drawn
+        )
     options, texts = config.options, None
     if config.trec_eval_report and RELSTRING in {measure.name for measure in options.measures}:
         texts = relstrings(
@@ -311,7 +314,8 @@ def evaluate_local(config: JobConfig) -> tuple[Report, Mapping[tuple[str, str], 
     options = config.options
     with progress.step("main pass") as counts:
         inputs, slices = read_tables(config)
-        per_query, evaluation = evaluate_checked_tables(inputs, options, slices)
+        drawn = page_measures() if config.html_report else ()
+        per_query, evaluation = evaluate_checked_tables(inputs, options, slices, drawn)
         counts.update(judgment_rows=evaluation.judgment_rows, result_rows=evaluation.result_rows, pair_rows=evaluation.pair_rows)
     texts = None
     if config.trec_eval_report and RELSTRING in {measure.name for measure in options.measures}:

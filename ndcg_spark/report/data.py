@@ -18,6 +18,7 @@ from ndcg_spark.comparison.rows import ComparisonRow, Cutoff
 from ndcg_spark.evaluation import Evaluation
 from ndcg_spark.gate.verdict import Verdict
 from ndcg_spark.io.layout import SUMMARY_DIR, OutputLayout
+from ndcg_spark.measures import Measure, parse_measures
 from ndcg_spark.options import Options
 
 HISTOGRAM_BINS = 20
@@ -44,6 +45,17 @@ class ReportData:
     trend: list[tuple[str, str, float]] = field(default_factory=list)  # (date, run, ndcg@k)
     warnings: list[str] = field(default_factory=list)
     verdict: Verdict | None = None  # the regression gate's, when one was asked for
+    # Summary rows of what the page alone draws (Evaluation.curves: the precision-recall curve).
+    curves: list[dict[str, Any]] = field(default_factory=list)
+
+
+PRECISION_RECALL = "iprec_at_recall"
+
+
+def page_measures() -> tuple[Measure, ...]:
+    """What the page draws beside the asked measures, scored in the same pass: interpolated
+    precision at trec_eval's 11 recall levels, for the precision-recall curve."""
+    return tuple(parse_measures([PRECISION_RECALL]))
 
 
 def report_k(ks: tuple[int, ...]) -> int:
@@ -173,6 +185,7 @@ def gather(
         trend=_trend(spark, layout, evaluation, k, left_out),
         warnings=warnings,
         verdict=verdict,
+        curves=[row.asDict() for row in evaluation.curves],
     )
     if baseline is None:
         return data

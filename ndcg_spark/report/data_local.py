@@ -110,6 +110,7 @@ def gather_tables(
         trend=_trend(layout, evaluation, k, left_out),
         warnings=warnings,
         verdict=verdict,
+        curves=[row.asDict() for row in evaluation.curves],
     )
     if baseline is None:
         return data

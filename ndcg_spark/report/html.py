@@ -180,9 +180,9 @@ IPREC = "iprec_at_recall"
 
 def _precision_recall_chart(data: ReportData) -> str:
     """Each run's interpolated precision at the recall levels it was scored at (the classic
-    recall-precision curve), when the report holds iprec_at_recall; else how to ask for it."""
+    recall-precision curve): iprec_at_recall's, asked for or scored for the page alone."""
     curves: dict[str, list[tuple[float, float]]] = {}
-    for row in data.summary:
+    for row in [*data.summary, *data.curves]:
         family, level = family_of(row[c.MEASURE])
         if family == IPREC and level and row[c.K] is None and row[c.VALUE] is not None:
             curves.setdefault(row[c.RUN_ID], []).append((float(level), row[c.VALUE]))

@@ -239,6 +239,15 @@ class MeasuredRow:
 
 def measured_rows(plan: ScoringPlan) -> list[MeasuredRow]:
     """Every (measure, k) a (run, query) row is reported at, in the plan's order."""
+    return _all_rows(plan)[: len(plan.measures)]
+
+
+def page_rows(plan: ScoringPlan) -> list[MeasuredRow]:
+    """The (measure, k) the HTML page alone draws (ScoringPlan.page_measures)."""
+    return _all_rows(plan)[len(plan.measures) :]
+
+
+def _all_rows(plan: ScoringPlan) -> list[MeasuredRow]:
     formulas = formulas_of(plan)
     return [
         MeasuredRow(measure.reported, measure.k, *details, value)

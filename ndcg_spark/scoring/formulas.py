@@ -560,8 +560,8 @@ def ideal_columns(formulas: Formulas) -> list[str]:
 @lru_cache(maxsize=64)
 def formulas_of(plan: ScoringPlan) -> Formulas:
     """The plan's measures with their formulas built as SQL (and so what they need recorded):
-    built once per plan, however many steps of the pass read it."""
-    measures = plan.measures
+    built once per plan, however many steps of the pass read it (the page's own measures too)."""
+    measures = plan.scored
     ingredients = PassIngredients(plan.by_gain, plan.trec_eval_version)
     values, details = [], []
     for measure in measures:

@@ -18,7 +18,8 @@ class ScoringPlan:
     measures of relevance (trec_eval -l). gain, gains: how a grade gains. order_by: score
     (trec_eval's order) or the results' rank. judged_only, max_depth: trec_eval -J and -M.
     complete: trec_eval -c. trec_eval_version: whose rules where trec_eval's versions differ.
-    variant: Options.variant, the reports' column."""
+    variant: Options.variant, the reports' column. page_measures: scored in the same pass for the
+    HTML page alone (its precision-recall curve), reported nowhere else."""
 
     measures: tuple[Measure, ...]
     relevance_level: int = 1
@@ -30,6 +31,12 @@ class ScoringPlan:
     complete: bool = False
     trec_eval_version: TrecEvalVersion = TREC_EVAL_10
     variant: str = ""
+    page_measures: tuple[Measure, ...] = ()
+
+    @property
+    def scored(self) -> tuple[Measure, ...]:
+        """What the pass computes: the reported measures, then the page's own."""
+        return self.measures + self.page_measures
 
     @property
     def by_gain(self) -> bool:
@@ -38,10 +45,12 @@ class ScoringPlan:
         return self.relevance_level == 1 and not self.gains
 
     @classmethod
-    def of(cls, options: Options) -> ScoringPlan:
-        """The plan of validated options."""
+    def of(cls, options: Options, page_measures: tuple[Measure, ...] = ()) -> ScoringPlan:
+        """The plan of validated options (and of what the page alone draws, of those not asked)."""
+        measures = options.scored_measures
         return cls(
-            measures=options.scored_measures,
+            measures=measures,
+            page_measures=tuple(measure for measure in page_measures if measure not in measures),
             relevance_level=options.relevance_level,
             gain=options.gain,
             gains=options.gains,

@@ -1,7 +1,7 @@
 """The whole job on both engines: `--engine local` (in this process, no JVM) and `--engine spark`
-publish the same bytes of every dataset's rows (per_query, summary, comparison, gate), the same
-trec_eval text, the same file layout and manifest fields, and exit with the same code, on every
-variant."""
+publish the same bytes of every dataset's rows (per_query, summary, comparison, slices, gate), the
+same trec_eval text, Markdown and HTML page, the same file layout and manifest fields, and exit
+with the same code, on every variant."""
 
 from __future__ import annotations
 
@@ -105,6 +105,9 @@ VARIANTS = {
     "gains_exponential": ("--gains", "0=0,1=1,2=5,3=12", "--gain", "exponential"),
     "all_trec_level_2": ("--measure", "all_trec", "--relevance-level", "2", "--trec-eval-report"),
     "slices": ("--slices", "locale,bucket", "--query-metadata", "{in}/queries.parquet", "--measure", "P.5"),
+    # The page: its precision-recall curve scored in the same pass, its histograms, its
+    # differences' quantiles and extremes against the baseline.
+    "page": ("--html-report", "--baseline", "base"),
     "baseline_gate": ("--baseline", "base", "--measure", "P.5", "--measure", "map", "--fail-on-drop", "0.01"),
 }
 
@@ -124,7 +127,13 @@ def test_both_engines_publish_the_same_report(tmp_path: Path, variant: str) -> N
     for name in datasets:
         assert _rows(local / name) == _rows(spark / name), name
     assert _texts(local) == _texts(spark)
-    assert (local / "report" / f"{DATE}.md").read_text() == (spark / "report" / f"{DATE}.md").read_text()
+    if variant == "page":  # the curve is drawn without being asked for, and published nowhere else
+        html = (local / "report" / f"{DATE}.html").read_text()
+        assert "Interpolated precision against recall" in html and "Ask for iprec_at_recall" not in html
+        assert not any("iprec" in str(row) for row in _rows(local / "summary")[1] + _rows(local / "per_query")[1])
+    for page in (f"{DATE}.md", f"{DATE}.html"):
+        if (local / "report" / page).exists() or (spark / "report" / page).exists():
+            assert (local / "report" / page).read_bytes() == (spark / "report" / page).read_bytes(), page
     assert _manifest(local) == _manifest(spark)
     engines = [json.loads((output / "_manifests" / f"{DATE}.json").read_text())["engine"] for output in (local, spark)]
     assert engines == ["local", "spark"]

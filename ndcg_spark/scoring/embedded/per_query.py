@@ -145,7 +145,7 @@ def score(judgments: pa.Table, results: pa.Table, plan: ScoringPlan) -> Scored:
         queries.max_grade[pair_query],
     )
     ingredients = ArrayIngredients(ranked, ideal_rows, plan.trec_eval_version)
-    measures = list(plan.measures)
+    measures = list(plan.scored)
     long = _long_rows(
         pair_run,
         ideal.keys[c.QUERY_ID].take(pa.array(pair_query)),
