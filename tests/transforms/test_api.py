@@ -138,8 +138,9 @@ def test_slices_from_a_metadata_frame(spark: SparkSession) -> None:
 def test_trec_text_helpers(spark: SparkSession, conformance_dir: str) -> None:
     qrels = ndcg_spark.read_qrels(spark, f"{conformance_dir}/qrels.test")
     run = ndcg_spark.read_run(spark, f"{conformance_dir}/results.test")
-    assert qrels.columns == [c.QUERY_ID, c.DOC_ID, c.RELEVANCE] and run.count() > 0
-    assert evaluate(qrels, run, ks=(10,)).evaluation.judged_queries > 0
+    # trec_eval's test files: 1,500 result lines over 3 queries, all 3 judged.
+    assert qrels.columns == [c.QUERY_ID, c.DOC_ID, c.RELEVANCE] and run.count() == 1500
+    assert evaluate(qrels, run, ks=(10,)).evaluation.judged_queries == 3
 
 
 def test_ddl_frames_of_the_suite_are_accepted(spark: SparkSession) -> None:

@@ -24,14 +24,16 @@ def test_auto_is_json_off_a_terminal_and_text_on_one() -> None:
     assert progress.resolve(LOG_TEXT, io.StringIO()) == LOG_TEXT
 
 
-def test_json_lines_carry_the_counts() -> None:
+def test_json_lines_carry_the_counts(monkeypatch) -> None:
+    clock = iter([100.0, 102.5])  # the step starts, then ends 2.5 s later
+    monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock))
     stream = io.StringIO()
     with progress.configured(LOG_AUTO, stream) as chosen, progress.step("main pass") as counts:
         assert chosen == LOG_JSON
         counts.update(result_rows=1234567, judgment_rows=89)
     entry = json.loads(stream.getvalue().strip())
     assert entry["step"] == "main pass" and entry["result_rows"] == 1234567 and entry["level"] == "info"
-    assert entry["seconds"] >= 0 and "main pass done" in entry["message"]
+    assert entry["seconds"] == 2.5 and entry["message"] == "main pass done in 2.5 s: result rows 1,234,567, judgment rows 89"
 
 
 def test_text_lines_are_readable() -> None:
