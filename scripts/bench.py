@@ -856,7 +856,7 @@ def main() -> None:
         lines += [
             "",
             f"{name}: its mean NDCG@k differs from the job's (trec_eval's) by up to {worst:.3g}:"
-            " binary relevance from Python (see docs/performance.md)",
+            " binary relevance from Python (see docs/design-notes.md)",
         ]
     if args.breakdown:
         jobs = [tool for tool in tools if tool.name in BREAKDOWN_JOBS or tool.name.startswith(("job_measures", BASELINE_TOOL))]

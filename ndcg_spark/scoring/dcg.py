@@ -70,7 +70,7 @@ def ranked_dcg(results: DataFrame, gains: DataFrame, plan: ScoringPlan, *, input
     # A merge join: both sides arrive sorted by (query_id, doc_id, ...) from their copies'
     # windows. Measured warm at 10M rows, a shuffled hash join cost as much as this join with
     # its sorts, and finding copies by a hash aggregation instead of those windows cost more
-    # than the sort (see docs/performance.md). Only what the ranking needs travels on through
+    # than the sort (see docs/design-notes.md). Only what the ranking needs travels on through
     # its sort (doc_id only as its tie-break string).
     usable = [USABLE] if judged_only else []
     joined = f.joined_columns(formulas)
@@ -134,7 +134,7 @@ def ideal_dcg_per_query(gains: DataFrame, plan: ScoringPlan) -> DataFrame:
 
     The same kind of windows as the ranked lists: an ideal side from counts per gain and array
     functions sorted less but ran slower, each new operator kind costing a cold JVM its
-    compilation (docs/performance.md, "Designs tried")."""
+    compilation (docs/design-notes.md, "Designs tried")."""
     formulas = formulas_of(plan)
     order = [f"{sql_name(c.GAIN)} DESC", f"{sql_name(c.DOC_ID)} DESC"]
     ideal = with_running_dcg(
@@ -356,7 +356,7 @@ def per_query_rows(pairs: DataFrame, plan: ScoringPlan) -> DataFrame:
     of a row read from an array at its position, or as it is where all rows share it: the plan
     stays narrow, so Spark generates code for it. stack() over the wide measured row (more than
     spark.sql.codegen.maxFields columns with all_trec) ran interpreted: 2.4x the time for its
-    98 rows per query, 1.8x cold (docs/performance.md)."""
+    98 rows per query, 1.8x cold (docs/design-notes.md)."""
     rows, variant = measured_rows(plan), plan.variant
     fields = _fields(rows)[1]
     position = f"{sql_name(_POSITION)} + 1"

@@ -26,7 +26,7 @@ SUMMARY_COLUMNS = (c.RUN_ID, c.MEASURE, c.K, c.NDCG, c.NUM_QUERIES, c.JUDGED_AT_
 # than that for larger means. A part's sum holds 2^32 (4.3 billion) values before it
 # overflows, which Spark's ANSI mode (on by default) makes an error. DECIMAL(38, 24) sums cost
 # about as much for a few means and more for many; three 30-bit parts cost more for a few
-# (docs/performance.md).
+# (docs/design-notes.md).
 _SCALE = f"{float(2**PART_BITS)!r}D"
 
 
@@ -200,7 +200,7 @@ def summary_and_counts(measured_pairs: DataFrame, rows: Sequence[MeasuredRow], p
 
     One aggregation over long rows (a stack of the measured columns, the count rows beside them):
     the same few sums whatever the measures, where one sum per measure in a wide row made code
-    that a cold JVM compiled for seconds with trec_eval's 98 values (docs/performance.md). The
+    that a cold JVM compiled for seconds with trec_eval's 98 values (docs/design-notes.md). The
     report reads the staged pairs in one query with one shuffle; summary_rows and count_rows put
     the sums together on the driver."""
     spread = [name for name in (FIRST_INPUT, LAST_INPUT) if name in pairs.columns]
