@@ -17,7 +17,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ndcg_spark import columns as c
-from ndcg_spark.checks.kinds import GIVEN, JUDGMENTS, MAX_EXPONENTIAL_RELEVANCE, RESULTS
+from ndcg_spark.checks.kinds import GIVEN, JUDGMENTS, MAX_EXPONENTIAL_RELEVANCE, RESULTS, require_baseline
 from ndcg_spark.errors import ConfigError, InputError
 from ndcg_spark.frames import sql_name
 from ndcg_spark.options import (
@@ -241,9 +241,7 @@ def _known_runs(results: Sequence[Source], options: Options) -> None:
     a baseline that names another is refused now."""
     if options.baseline is None or any(options.result_names.run_id in source.frame.columns for source in results):
         return
-    runs = [source.name or options.run_id for source in results]
-    if options.baseline not in runs:
-        raise ConfigError(f"baseline run {options.baseline!r} is not in the results (runs: {', '.join(runs)})")
+    require_baseline(options.baseline, [source.name or options.run_id for source in results])
 
 
 def _merged(inputs: Sequence[Input], sources: Sequence[Source]) -> Input:

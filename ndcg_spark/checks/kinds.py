@@ -32,3 +32,10 @@ def table_kind(frame: object) -> TableKind | None:
 def not_a_table(frame: object, label: str) -> ConfigError:
     """The refusal of an input of another kind."""
     return ConfigError(f"{label} must be {_TAKEN}, not {type(frame).__module__}.{type(frame).__qualname__}")
+
+
+def require_baseline(baseline: str, runs: list[str]) -> None:
+    """A baseline run that is not among the runs, refused in the one message every path gives
+    (before the main pass when the runs are known from the inputs' names, else after it)."""
+    if baseline not in runs:
+        raise ConfigError(f"baseline run {baseline!r} is not in the results (runs: {', '.join(runs)})")

@@ -10,6 +10,7 @@ from typing import Any
 from pyspark.errors import PySparkImportError, PythonException
 from pyspark.sql import DataFrame, SparkSession
 
+from ndcg_spark.checks.kinds import require_baseline
 from ndcg_spark.comparison.pairing import EXACT_DRAWS, N_PAIRS, PERMS, cutoff_column, pair_stats, paired
 from ndcg_spark.comparison.resampling import (
     draw_arrays,
@@ -40,11 +41,6 @@ def _variance(total: int, squares: int, n: int) -> float:
     (S - T^2 / n) / (n - 1) with T and S in units of 2^-FRACTION_BITS, one rounding at the end."""
     t, s = int(total), int(squares)
     return float(Fraction(s * _UNIT * n - t * t, _UNIT * _UNIT * n * (n - 1)))
-
-
-def require_baseline(baseline: str, runs: list[str]) -> None:
-    if baseline not in runs:
-        raise ConfigError(f"baseline run {baseline!r} is not in the results (runs: {', '.join(runs)})")
 
 
 def compare(

@@ -16,7 +16,8 @@ import pyarrow.compute as pc
 
 from ndcg_spark import columns as c
 from ndcg_spark.arrays import codes, shared_codes
-from ndcg_spark.comparison.compare import comparison_rows, require_baseline
+from ndcg_spark.checks.kinds import require_baseline
+from ndcg_spark.comparison.compare import comparison_rows
 from ndcg_spark.comparison.draw_arrays import DrawPartials
 from ndcg_spark.comparison.pairing import DRAWS, EXACT_DRAWS, INDEX, N_PAIRS, PERMS, cutoff_column
 from ndcg_spark.comparison.resampled import resampled_sums

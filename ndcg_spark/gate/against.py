@@ -12,7 +12,8 @@ from typing import Any
 from pyspark.sql import DataFrame, Row
 
 from ndcg_spark import columns as c
-from ndcg_spark.comparison.compare import compare_pairs, require_baseline
+from ndcg_spark.checks.kinds import require_baseline
+from ndcg_spark.comparison.compare import compare_pairs
 from ndcg_spark.comparison.pairing import (
     AFTER,
     BEFORE,

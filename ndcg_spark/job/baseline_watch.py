@@ -21,7 +21,7 @@ from pyspark.sql import SparkSession
 
 from ndcg_spark import columns as c
 from ndcg_spark.checks.inputs import Input
-from ndcg_spark.comparison.compare import require_baseline
+from ndcg_spark.checks.kinds import require_baseline
 from ndcg_spark.errors import ConfigError
 
 # The job groups of the main pass's Spark jobs and of the watcher's own.
