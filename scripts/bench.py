@@ -194,15 +194,16 @@ RANK_FLOOR = textwrap.dedent(
     """
 )
 
-DUCKDB = textwrap.dedent(
+# DuckDB's bare NDCG: a row per query with its DCGs and ideal DCGs at every cutoff (the SQL of
+# `per_query`, shared by both DuckDB peers), then the means.
+_DUCKDB_PER_QUERY = textwrap.dedent(
     """
-    import json, sys, duckdb
+    import json, sys, tempfile, duckdb
     judgments, results, ks = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
     con = duckdb.connect()
     cut = ", ".join(f"sum(CASE WHEN pos <= {k} THEN g / log2(pos + 1) ELSE 0 END) AS d{k}" for k in ks)
     icut = ", ".join(f"sum(CASE WHEN pos <= {k} THEN g / log2(pos + 1) ELSE 0 END) AS i{k}" for k in ks)
-    means = ", ".join(f"avg(CASE WHEN i{k} > 0 THEN d{k} / i{k} ELSE 0 END) AS m{k}" for k in ks)
-    row = con.execute(f'''
+    per_query = f'''
       WITH j AS (SELECT query_id, CAST(doc_id AS VARCHAR) doc, GREATEST(relevance, 0)::DOUBLE g
                  FROM read_parquet('{judgments}/*.parquet')),
            r AS (SELECT query_id, CAST(doc_id AS VARCHAR) doc, score FROM read_parquet('{results}/*.parquet')),
@@ -212,36 +213,27 @@ DUCKDB = textwrap.dedent(
            dcg AS (SELECT query_id, {cut} FROM ranked GROUP BY query_id),
            ideal_pos AS (SELECT query_id, g, row_number() OVER (PARTITION BY query_id ORDER BY g DESC) pos FROM j),
            idcg AS (SELECT query_id, {icut} FROM ideal_pos GROUP BY query_id)
-      SELECT {means} FROM dcg JOIN idcg USING (query_id)''').fetchone()
+      SELECT * FROM dcg JOIN idcg USING (query_id)'''
+    """
+)
+
+DUCKDB = _DUCKDB_PER_QUERY + textwrap.dedent(
+    """
+    means = ", ".join(f"avg(CASE WHEN i{k} > 0 THEN d{k} / i{k} ELSE 0 END) AS m{k}" for k in ks)
+    row = con.execute(f"SELECT {means} FROM ({per_query})").fetchone()
     print("MEANS " + json.dumps({str(k): v for k, v in zip(ks, row)}))
     """
 )
 
-# DuckDB's bare NDCG with its output, as the job publishes it: a row per query and cutoff written
-# as Parquet, then the means from those rows written as a second file (no checks, no manifest).
-DUCKDB_OUTPUT = textwrap.dedent(
+# With its output, as the job publishes it: a row per query and cutoff written as Parquet, then
+# the means from those rows written as a second file (no checks, no manifest).
+DUCKDB_OUTPUT = _DUCKDB_PER_QUERY + textwrap.dedent(
     """
-    import json, sys, tempfile, duckdb
-    judgments, results, ks = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
     out = tempfile.mkdtemp(prefix="duckdb-out-")
-    con = duckdb.connect()
-    cut = ", ".join(f"sum(CASE WHEN pos <= {k} THEN g / log2(pos + 1) ELSE 0 END) AS d{k}" for k in ks)
-    icut = ", ".join(f"sum(CASE WHEN pos <= {k} THEN g / log2(pos + 1) ELSE 0 END) AS i{k}" for k in ks)
+    con.execute(f"CREATE TABLE per_query_wide AS {per_query}")
     values = " UNION ALL ".join(
         f"SELECT query_id, {k} AS k, CASE WHEN i{k} > 0 THEN d{k} / i{k} ELSE 0 END AS ndcg FROM per_query_wide" for k in ks
     )
-    con.execute(f'''
-      CREATE TABLE per_query_wide AS
-      WITH j AS (SELECT query_id, CAST(doc_id AS VARCHAR) doc, GREATEST(relevance, 0)::DOUBLE g
-                 FROM read_parquet('{judgments}/*.parquet')),
-           r AS (SELECT query_id, CAST(doc_id AS VARCHAR) doc, score FROM read_parquet('{results}/*.parquet')),
-           ranked AS (SELECT r.query_id, coalesce(j.g, 0) g,
-                        row_number() OVER (PARTITION BY r.query_id ORDER BY score DESC, r.doc DESC) pos
-                      FROM r LEFT JOIN j USING (query_id, doc)),
-           dcg AS (SELECT query_id, {cut} FROM ranked GROUP BY query_id),
-           ideal_pos AS (SELECT query_id, g, row_number() OVER (PARTITION BY query_id ORDER BY g DESC) pos FROM j),
-           idcg AS (SELECT query_id, {icut} FROM ideal_pos GROUP BY query_id)
-      SELECT * FROM dcg JOIN idcg USING (query_id)''')
     con.execute(f"COPY ({values}) TO '{out}/per_query.parquet' (FORMAT PARQUET)")
     summary = f"SELECT k, avg(ndcg) AS ndcg FROM read_parquet('{out}/per_query.parquet') GROUP BY k"
     con.execute(f"COPY ({summary}) TO '{out}/summary.parquet' (FORMAT PARQUET)")

@@ -100,13 +100,7 @@ class FileSystem:
         if self._fs.getFileStatus(probe).isFile():
             return "is a file, not a folder" if probe.equals(target) else f"is under {shown}, a file"
         if self._scheme == "file":
-            where = "" if probe.equals(target) else f" ({shown}, where it would be made)"
-            if not os.access(shown, os.W_OK | os.X_OK):
-                return f"cannot be written by this user{where}"
-            try:  # permissions are not all: /proc, a read-only mount, a full disk
-                os.rmdir(tempfile.mkdtemp(prefix=".ndcg-spark-probe-", dir=shown))
-            except OSError as error:
-                return f"cannot be written{where}: {error.strerror or error}"
+            return _unwritable_local(shown, "" if probe.equals(target) else f" ({shown}, where it would be made)")
         return None
 
     def is_empty_dir(self, path: str) -> bool:
@@ -377,6 +371,18 @@ class FileSystem:
         context.rename(self._path(source), self._path(target), options)
 
 
+def _unwritable_local(folder: str, where: str) -> str | None:
+    """Why nothing can be written in an existing local folder, or None (`where`: how the message
+    names it when it is not the output itself)."""
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"cannot be written by this user{where}"
+    try:  # permissions are not all: /proc, a read-only mount, a full disk
+        os.rmdir(tempfile.mkdtemp(prefix=".ndcg-spark-probe-", dir=folder))
+    except OSError as error:
+        return f"cannot be written{where}: {error.strerror or error}"
+    return None
+
+
 def _sync_stream(stream: Any) -> None:
     """hsync a Hadoop output stream where it can (HDFS: to disk), else hflush."""
     if stream.hasCapability("hsync"):
@@ -426,14 +432,7 @@ class LocalFileSystem(FileSystem):
             return None
         if not os.path.isdir(probe):
             return "is a file, not a folder" if probe == target else f"is under {probe}, a file"
-        where = "" if probe == target else f" ({probe}, where it would be made)"
-        if not os.access(probe, os.W_OK | os.X_OK):
-            return f"cannot be written by this user{where}"
-        try:  # permissions are not all: /proc, a read-only mount, a full disk
-            os.rmdir(tempfile.mkdtemp(prefix=".ndcg-spark-probe-", dir=probe))
-        except OSError as error:
-            return f"cannot be written{where}: {error.strerror or error}"
-        return None
+        return _unwritable_local(probe, "" if probe == target else f" ({probe}, where it would be made)")
 
     def is_empty_dir(self, path: str) -> bool:
         local = self._local(path)

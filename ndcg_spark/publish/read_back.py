@@ -160,12 +160,12 @@ def choose(found: Mapping[str, Any], output: str, eval_date: dt.date | str | Non
     return label
 
 
-def read_report(output: str, eval_date: dt.date | str | None = None, *, spark: SparkSession | None = None) -> Report:
-    """The report published in `output` for `eval_date` (the latest date when None): its datasets,
-    and its manifest's config and counts (`Report.manifest`). Raises ReportNotReadable while the
-    date is being republished, rather than return datasets of two runs."""
-    session = _session(spark)
-    found, unreadable = read_manifests(session, output)
+def _recorded(
+    spark: SparkSession | None, output: str, eval_date: dt.date | str | None
+) -> tuple[Manifest, dict[str, _Located], _Where]:
+    """The manifest of the date asked for (the latest when None), and where its datasets are;
+    refused when it cannot be read or names no files."""
+    found, unreadable = read_manifests(spark, output)
     label = choose({**found, **unreadable}, output, eval_date)
     if label in unreadable:
         raise unreadable[label]
@@ -175,6 +175,15 @@ def read_report(output: str, eval_date: dt.date | str | None = None, *, spark: S
             f"{output}'s report for {label} was published by a version that did not record its files: publish that date again"
         )
     outputs, where = _located(record, output)
+    return record, outputs, where
+
+
+def read_report(output: str, eval_date: dt.date | str | None = None, *, spark: SparkSession | None = None) -> Report:
+    """The report published in `output` for `eval_date` (the latest date when None): its datasets,
+    and its manifest's config and counts (`Report.manifest`). Raises ReportNotReadable while the
+    date is being republished, rather than return datasets of two runs."""
+    session = _session(spark)
+    record, outputs, where = _recorded(session, output, eval_date)
     _listing(session, outputs, where)
     small = {name: _read_small(session, outputs[name], name, where) for name in _SMALL if name in outputs}
     # A plan over the checked files (Spark lists them when the plan is made and reads them when it
@@ -201,16 +210,7 @@ def read_report_tables(output: str, eval_date: dt.date | str | None = None) -> R
     the recorded files, per_query and the summary read with pyarrow as Arrow tables."""
     import pyarrow.parquet as pq
 
-    found, unreadable = read_manifests(None, output)
-    label = choose({**found, **unreadable}, output, eval_date)
-    if label in unreadable:
-        raise unreadable[label]
-    record = found[label]
-    if not record.records_files:
-        raise ReportNotReadable(
-            f"{output}'s report for {label} was published by a version that did not record its files: publish that date again"
-        )
-    outputs, where = _located(record, output)
+    record, outputs, where = _recorded(None, output, eval_date)
     _listing_local(outputs, where)
     read = {name: pq.read_table(_paths(entry)) for name, entry in outputs.items()}
     _listing_local(outputs, where)  # what was read is what was checked: not replaced in between

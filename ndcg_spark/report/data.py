@@ -174,20 +174,30 @@ def gather(
     """The page's numbers; `layout` locates the summaries already published, for the trend
     (`left_out`: dates whose manifests cannot be read)."""
     k = report_k(ks)
-    data = ReportData(
+    data = page_data(layout, evaluation, k, _histogram(per_query, k), _trend(spark, layout, evaluation, k, left_out))
+    data = replace(data, baseline=baseline, warnings=warnings, verdict=verdict)
+    if baseline is None:
+        return data
+    quantiles, wins, losses = _differences(per_query, baseline, k)
+    return replace(data, differences=quantiles, wins=wins, losses=losses)
+
+
+def page_data(
+    layout: OutputLayout,
+    evaluation: Evaluation,
+    k: int,
+    histogram: dict[str, list[int]],
+    trend: list[tuple[str, str, float]],
+) -> ReportData:
+    """The page's numbers that come from the evaluation as it is, beside those each engine
+    computes from per_query (`histogram`) and the published summaries (`trend`)."""
+    return ReportData(
         title=layout.label,
         k=k,
         summary=[row.asDict() for row in evaluation.summary],
         comparison=evaluation.comparison,
         slices=[row.asDict() for row in evaluation.slices],
-        histogram=_histogram(per_query, k),
-        baseline=baseline,
-        trend=_trend(spark, layout, evaluation, k, left_out),
-        warnings=warnings,
-        verdict=verdict,
+        histogram=histogram,
+        trend=trend,
         curves=[row.asDict() for row in evaluation.curves],
     )
-    if baseline is None:
-        return data
-    quantiles, wins, losses = _differences(per_query, baseline, k)
-    return replace(data, differences=quantiles, wins=wins, losses=losses)

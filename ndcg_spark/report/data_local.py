@@ -20,7 +20,7 @@ from ndcg_spark.evaluation import Evaluation
 from ndcg_spark.gate.verdict import Verdict
 from ndcg_spark.io.layout import SUMMARY_DIR, OutputLayout
 from ndcg_spark.options import Options
-from ndcg_spark.report.data import EXTREMES, HISTOGRAM_BINS, QUANTILES, ReportData, report_k, today_points
+from ndcg_spark.report.data import EXTREMES, HISTOGRAM_BINS, QUANTILES, ReportData, page_data, report_k, today_points
 
 
 def _at(per_query: pa.Table, k: int) -> pa.Table:
@@ -99,19 +99,8 @@ def gather_tables(
 ) -> ReportData:
     """report.data.gather, of an embedded evaluation's rows."""
     k = report_k(ks)
-    data = ReportData(
-        title=layout.label,
-        k=k,
-        summary=[row.asDict() for row in evaluation.summary],
-        comparison=evaluation.comparison,
-        slices=[row.asDict() for row in evaluation.slices],
-        histogram=_histogram(per_query, k),
-        baseline=baseline,
-        trend=_trend(layout, evaluation, k, left_out),
-        warnings=warnings,
-        verdict=verdict,
-        curves=[row.asDict() for row in evaluation.curves],
-    )
+    data = page_data(layout, evaluation, k, _histogram(per_query, k), _trend(layout, evaluation, k, left_out))
+    data = replace(data, baseline=baseline, warnings=warnings, verdict=verdict)
     if baseline is None:
         return data
     quantiles, wins, losses = _differences(per_query, baseline, k)
