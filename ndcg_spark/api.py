@@ -264,13 +264,14 @@ def gate(
     if rule is None:
         raise bad_threshold(fail_on_drop)
     against = Reference.baseline(reference) if isinstance(reference, str) else gate_reference(reference, judgments_of(report))
+    draws = Resampling.of(chosen)
     if not isinstance(report.per_query, DataFrame):
         if against.per_query is not None and isinstance(against.per_query, DataFrame):
             raise ConfigError(
                 "gate() of an in-memory report takes a reference of the same kind: a report of pandas, Polars or Arrow"
                 " tables, or the name of a baseline run"
             )
-        return judge_tables(report.per_query, report.evaluation, rule, Resampling.of(chosen), [against])
+        return judge_tables(report.per_query, report.evaluation, rule, draws, [against])
     if against.per_query is not None and not isinstance(against.per_query, DataFrame):
         raise ConfigError(
             "gate() of a Spark report takes a reference of the same kind: a report of Spark DataFrames (read_report's),"
@@ -278,7 +279,7 @@ def gate(
         )
     spark = report.per_query.sparkSession
     with session_settings(spark, PLAN_CONF):
-        return judge(report.per_query, report.evaluation, rule, Resampling.of(chosen), [against])
+        return judge(report.per_query, report.evaluation, rule, draws, [against])
 
 
 def read_qrels(spark: SparkSession, path: str) -> DataFrame:

@@ -71,14 +71,15 @@ def gate_verdict(
     if rule is None:
         return None
     references = [] if options.baseline is None else [Reference.baseline(options.baseline)]
+    resampling = Resampling.of(options)
     if spark is None:
         if earlier.label is not None:
             references.append(gate_reference(read_report_tables(config.output, earlier.label), judgments))
-        return judge_tables(report.per_query, report.evaluation, rule, Resampling.of(options), references, earlier.note)
+        return judge_tables(report.per_query, report.evaluation, rule, resampling, references, earlier.note)
     earlier_report = None if earlier.label is None else read_report(config.output, earlier.label, spark=spark)
     if earlier_report is not None:
         references.append(gate_reference(earlier_report, judgments))
-    result = judge(report.per_query, report.evaluation, rule, Resampling.of(options), references, earlier.note)
+    result = judge(report.per_query, report.evaluation, rule, resampling, references, earlier.note)
     if earlier_report is not None:
         confirm_unchanged(earlier_report, config.output, spark=spark)  # not republished while it was read
     return result
