@@ -5,6 +5,7 @@ named."""
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -36,13 +37,19 @@ def _schema_conflict(path: str) -> str | None:
     return None
 
 
-def read_parquet_table(path: str, label: str) -> pa.Table:
-    """A local Parquet file or folder (hive partitions as columns, as Spark reads them)."""
+def read_parquet_table(path: str, label: str, columns: Sequence[str] = (), required: Sequence[str] = ()) -> pa.Table:
+    """A local Parquet file or folder (hive partitions as columns, as Spark reads them). With
+    `columns`, only those of them the input has are read, as long as it has all of `required`;
+    otherwise every column, for the checks to name what is missing beside what is there."""
     local = local_path(path) or path
     try:
         conflict = _schema_conflict(local)
         if conflict is not None:
             raise InputError(f"{label} {path}: its files disagree on the schema: {conflict}")
+        if columns:
+            present = set(pq.ParquetDataset(local).schema.names)
+            if set(required) <= present:
+                return pq.read_table(local, columns=[name for name in dict.fromkeys(columns) if name in present])
         return pq.read_table(local)
     except FileNotFoundError:
         raise InputError(f"{label} {path}: no such file or folder") from None

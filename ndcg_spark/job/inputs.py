@@ -19,6 +19,7 @@ from ndcg_spark.io.trec_formats import QRELS, RUN, LineFormat
 from ndcg_spark.io.trec_local import read_trec_table
 from ndcg_spark.job.settings import FORMAT_TREC, JobConfig
 from ndcg_spark.local_evaluation import SliceTable
+from ndcg_spark.options import ORDER_BY_RANK
 from ndcg_spark.scoring.slices import QUERY_METADATA, SliceSource, slice_source
 
 _TREC_SLICES = "slices need --query-metadata when the results are a TREC run file (it has no such columns)"
@@ -40,12 +41,22 @@ def read_input(spark: SparkSession, path: str, label: str, fmt: str, line_format
 
 def _read_table(path: str, label: str, fmt: str, line_format: LineFormat, config: JobConfig) -> pa.Table:
     """read_input's table, read in this process with pyarrow (the embedded engine's)."""
+    options = config.options
+    names = options.judgment_names if label == JUDGMENTS else options.result_names
     if fmt == FORMAT_TREC:
-        options = config.options
-        names = options.judgment_names if label == JUDGMENTS else options.result_names
         return read_trec_table(path, label, line_format, names, hadoop_names=True)
+    # What the checks and the scoring read, and no other column (the slices', when they come from
+    # the results).
+    if label == JUDGMENTS:
+        required = [names.query_id, names.doc_id, names.relevance]
+        wanted = required
+    else:
+        sliced = list(options.slices) if config.query_metadata is None else []
+        ranked = [names.rank] if options.order_by == ORDER_BY_RANK else []
+        required = [names.query_id, names.doc_id, names.score, *ranked, *sliced]
+        wanted = [*required, names.run_id, names.rank]
     try:
-        return read_parquet_table(path, label)
+        return read_parquet_table(path, label, wanted, required)
     except NotParquetError:
         raise ConfigError(
             f"{label} {path} is not Parquet: for trec_eval's text (plain or .gz) pass --{label}-format trec"
