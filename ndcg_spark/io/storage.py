@@ -397,13 +397,18 @@ def _checksum(path: str) -> str:
     return f"{folder}/.{name}.crc"
 
 
+def _is_checksum(name: str) -> bool:
+    """A checksum file Hadoop keeps beside another (its listings leave them out, and so does ours)."""
+    return name.startswith(".") and name.endswith(".crc")
+
+
 class LocalFileSystem(FileSystem):
     """The same file system on a local disk, in this process (os calls, pyarrow's Parquet footers):
     the embedded engine's, where no JVM runs. Every step of the protocol above it (the lock, the
     commit record, the swaps) is the one code; only these primitives differ."""
 
     def __init__(self, spark: SparkSession | None, path: str) -> None:  # noqa: ARG002 - file_system's signature
-        self._root_path = self._local(path)
+        """Nothing to open: every call goes to the disk (the JVM's fields stay unset)."""
 
     @property
     def _scheme(self) -> str:
@@ -443,7 +448,7 @@ class LocalFileSystem(FileSystem):
         if not os.path.isdir(local):
             return []
         folder = path.rstrip("/")
-        return [self._stat(f"{folder}/{name}") for name in sorted(os.listdir(local))]
+        return [self._stat(f"{folder}/{name}") for name in sorted(os.listdir(local)) if not _is_checksum(name)]
 
     def files(self, path: str) -> list[FileInfo]:
         local = self._local(path)
@@ -453,7 +458,7 @@ class LocalFileSystem(FileSystem):
         for root, folders, names in os.walk(local):
             folders.sort()
             inside = os.path.relpath(root, local)
-            for name in sorted(names):
+            for name in sorted(name for name in names if not _is_checksum(name)):
                 found.append(self._stat(path.rstrip("/") + ("" if inside == "." else f"/{inside}") + f"/{name}"))
         return found
 
@@ -472,6 +477,11 @@ class LocalFileSystem(FileSystem):
         return False
 
     def replace(self, source: str, target: str) -> None:
+        """rename(2) onto target; a checksum Hadoop kept beside a file Spark wrote there before
+        goes (it would fail Spark's readers of the new file)."""
+        stale = self._local(_checksum(target))
+        if os.path.lexists(stale):
+            os.unlink(stale)
         try:
             os.replace(self._local(source), self._local(target))
         except OSError as error:
