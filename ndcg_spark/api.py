@@ -84,7 +84,7 @@ def evaluate(
             " leave engine out (or pass engine='spark'), or pass a sample as pandas"
         )
     if chosen.engine == ENGINE_SPARK and not spark_frames:
-        judgments, results = _on_spark(judgments, results)
+        judgments, results, query_metadata = _on_spark(judgments, results, query_metadata)
     if not isinstance(judgments, DataFrame):
         from ndcg_spark.local_evaluation import evaluate_tables  # numpy and pyarrow: the embedded engine's
 
@@ -138,7 +138,9 @@ def _slice_table(chosen: Options, results: object, query_metadata: object) -> Sl
     return SliceTable(RESULTS, GIVEN, as_arrow(_table(results, RESULTS), RESULTS), chosen.result_names.query_id)
 
 
-def _on_spark(judgments: object, results: object) -> tuple[DataFrame, DataFrame | dict[str, DataFrame]]:
+def _on_spark(
+    judgments: object, results: object, query_metadata: object
+) -> tuple[DataFrame, DataFrame | dict[str, DataFrame], DataFrame | None]:
     """engine='spark' of tables in memory: each as a DataFrame of the active SparkSession."""
     spark = SparkSession.getActiveSession()
     if spark is None:
@@ -150,9 +152,10 @@ def _on_spark(judgments: object, results: object) -> tuple[DataFrame, DataFrame 
     def frame(table: object, label: str) -> DataFrame:
         return spark.createDataFrame(as_arrow(_table(table, label), label).to_pandas())
 
+    metadata = None if query_metadata is None else frame(query_metadata, QUERY_METADATA)
     if isinstance(results, Mapping):
-        return frame(judgments, JUDGMENTS), {str(name): frame(table, RESULTS) for name, table in results.items()}
-    return frame(judgments, JUDGMENTS), frame(results, RESULTS)
+        return frame(judgments, JUDGMENTS), {str(name): frame(table, RESULTS) for name, table in results.items()}, metadata
+    return frame(judgments, JUDGMENTS), frame(results, RESULTS), metadata
 
 
 def _table(frame: object, label: str) -> object:

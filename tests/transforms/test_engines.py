@@ -245,6 +245,8 @@ def test_slices_of_pandas_frames_are_the_spark_engines(spark: SparkSession) -> N
     assert on_spark.slices is not None and embedded.slices is not None
     assert _rows(embedded.slices) == [tuple(row) for row in on_spark.slices.collect()]
     assert len(embedded.evaluation.slices) > 0
+    moved = evaluate(*frames, query_metadata=metadata, engine="spark", **options)  # the frames to the session
+    assert moved.slices is not None and [tuple(row) for row in moved.slices.collect()] == _rows(embedded.slices)
     # From the results themselves: a column that differs within a query is refused on both.
     tagged = frames[1].assign(device=["phone" if i % 2 else "desktop" for i in range(len(frames[1]))])
     for frame in (tagged, spark.createDataFrame(tagged)):
