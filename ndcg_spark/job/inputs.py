@@ -25,6 +25,14 @@ from ndcg_spark.scoring.slices import QUERY_METADATA, SliceSource, slice_source
 _TREC_SLICES = "slices need --query-metadata when the results are a TREC run file (it has no such columns)"
 
 
+def _not_parquet(label: str, path: str) -> ConfigError:
+    """An input that is not Parquet, most often trec_eval's text given without its format flag."""
+    return ConfigError(
+        f"{label} {path} is not Parquet: for trec_eval's text (plain or .gz) pass --{label}-format trec"
+        f' (config file: [input] {label}_format = "trec")'
+    )
+
+
 def read_input(spark: SparkSession, path: str, label: str, fmt: str, line_format: LineFormat, config: JobConfig) -> DataFrame:
     """Parquet as it is, or trec_eval text parsed into the configured column names."""
     if fmt == FORMAT_TREC:
@@ -33,10 +41,7 @@ def read_input(spark: SparkSession, path: str, label: str, fmt: str, line_format
     try:
         return read_parquet(spark, path, label)
     except NotParquetError:
-        raise ConfigError(
-            f"{label} {path} is not Parquet: for trec_eval's text (plain or .gz) pass --{label}-format trec"
-            f' (config file: [input] {label}_format = "trec")'
-        ) from None
+        raise _not_parquet(label, path) from None
 
 
 def _read_table(path: str, label: str, fmt: str, line_format: LineFormat, config: JobConfig) -> pa.Table:
@@ -58,10 +63,7 @@ def _read_table(path: str, label: str, fmt: str, line_format: LineFormat, config
     try:
         return read_parquet_table(path, label, wanted, required)
     except NotParquetError:
-        raise ConfigError(
-            f"{label} {path} is not Parquet: for trec_eval's text (plain or .gz) pass --{label}-format trec"
-            f' (config file: [input] {label}_format = "trec")'
-        ) from None
+        raise _not_parquet(label, path) from None
 
 
 def read_tables(config: JobConfig) -> tuple[Checked, SliceTable | None]:

@@ -66,12 +66,14 @@ def _trec_dataset(run: str, lines: DataFrame | list[str], rows: list[Row], text:
 
 def _trec_datasets_local(per_query: Any, evaluation: Evaluation, text: TrecEvalText) -> list[Dataset]:
     """_trec_datasets of the embedded engine's rows: the same lines, printed in this process."""
-    columns = per_query.select([c.RUN_ID, c.QUERY_ID, c.MEASURE, c.K, c.VALUE]).to_pylist()
+    by_run: dict[str, list[dict[str, Any]]] = {}
+    for row in per_query.select([c.RUN_ID, c.QUERY_ID, c.MEASURE, c.K, c.VALUE]).to_pylist():
+        by_run.setdefault(row[c.RUN_ID], []).append(row)
     relstrings = text.relstrings if isinstance(text.relstrings, Mapping) else None
     datasets = []
     for run in evaluation.run_ids:
         rows = [row for row in evaluation.summary if row[c.RUN_ID] == run]
-        mine = [row for row in columns if row[c.RUN_ID] == run]
+        mine = by_run.get(run, [])
         texts = None
         if relstrings is not None:
             texts = {query: relstrings.get((run, query), "") for query in sorted({row[c.QUERY_ID] for row in mine})}

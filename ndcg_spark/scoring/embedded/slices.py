@@ -12,6 +12,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ndcg_spark import columns as c
+from ndcg_spark.arrays import codes
 from ndcg_spark.errors import ConfigError, InputError
 from ndcg_spark.measures import NDCG_MEASURES
 from ndcg_spark.scoring.embedded.summary import exact_total
@@ -62,33 +63,39 @@ def query_slices(table: pa.Table, label: str, path: str, query_column: str, slic
 
 def slice_rows(per_query: pa.Table, by_query: dict[str, Any], slices: Sequence[str]) -> list[dict[str, Any]]:
     """The slices' rows (scoring.slices.SLICE_SUMMARY_COLUMNS): per slice column, value, run,
-    measure and k, the exact mean of the values, of the judged shares, and the count of queries."""
-    runs = per_query[c.RUN_ID].to_pylist()
-    queries = per_query[c.QUERY_ID].to_pylist()
-    measures = per_query[c.MEASURE].to_pylist()
-    ks = per_query[c.K].to_pylist()
+    measure and k, the exact mean of the values, of the judged shares, and the count of queries.
+    The rows are grouped by their codes in numpy: Python sees each group once, never each row."""
+    query_codes = codes(per_query[c.QUERY_ID])
+    _, first_of_code = np.unique(query_codes, return_index=True)  # codes are dense: 0, 1, ... in order
+    query_of_code = pc.cast(per_query[c.QUERY_ID].take(pa.array(first_of_code)), pa.string()).to_pylist()
+    pair = np.stack([codes(per_query[column]) for column in (c.RUN_ID, c.MEASURE)] + [codes(per_query[c.K].fill_null(-1))])
     values = per_query[c.VALUE].to_numpy(zero_copy_only=False).astype(np.float64)
     judged = per_query[c.JUDGED_AT_K].to_numpy(zero_copy_only=False).astype(np.float64)
     rows = []
     for name in slices:
         values_of = by_query[name]
-        groups: dict[tuple, list[int]] = {}
-        for i, (run, query, measure, k) in enumerate(zip(runs, queries, measures, ks, strict=True)):
-            groups.setdefault((values_of.get(query), run, measure, k), []).append(i)
-        for (value, run, measure, k), members in groups.items():
-            index = np.array(members, dtype=np.int64)
-            mean = mean_of_total(exact_total(values[index]), len(index))
-            shares = judged[index]
+        texts = [values_of.get(query) for query in query_of_code]  # each query once
+        distinct = sorted({text for text in texts if text is not None})
+        code_of = {text: i for i, text in enumerate(distinct)}
+        value_code = np.array([code_of.get(text, len(distinct)) for text in texts], dtype=np.int64)[query_codes]
+        _, first, group = np.unique(np.vstack([value_code, pair]), axis=1, return_index=True, return_inverse=True)
+        order = np.argsort(group.ravel(), kind="stable")
+        bounds = np.flatnonzero(np.diff(group.ravel()[order])) + 1
+        keys = per_query.select([c.RUN_ID, c.MEASURE, c.K]).take(pa.array(first)).to_pylist()
+        for start, key, members in zip(first, keys, np.split(order, bounds), strict=True):
+            mean = mean_of_total(exact_total(values[members]), len(members))
+            shares = judged[members]
             shares = shares[~np.isnan(shares)]
+            measure = key[c.MEASURE]
             rows.append(
                 {
                     SLICE: name,
-                    SLICE_VALUE: value,
-                    c.RUN_ID: run,
+                    SLICE_VALUE: texts[query_codes[start]],
+                    c.RUN_ID: key[c.RUN_ID],
                     c.MEASURE: measure,
-                    c.K: k,
+                    c.K: key[c.K],
                     c.NDCG: mean if measure in NDCG_MEASURES else None,
-                    c.NUM_QUERIES: len(index),
+                    c.NUM_QUERIES: len(members),
                     c.JUDGED_AT_K: mean_of_total(exact_total(shares), len(shares)),
                     c.VALUE: mean,
                 }
