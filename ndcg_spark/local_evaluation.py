@@ -55,7 +55,7 @@ def evaluate_checked_tables(
     if options.slices and slices is not None:  # checked before the scoring, as the Spark engine does
         by_query = query_slices(slices.table, slices.label, slices.path, slices.query_column, options.slices)
     plan = ScoringPlan.of(options, page_measures)
-    scored = score(inputs.judgments, inputs.results, plan)
+    scored = score(inputs.judgments, inputs.results, plan, inputs.codes)
     every = sorted(
         (Row(**row) for row in summary_rows(scored.per_query, scored.measures, options.variant)),
         key=lambda row: (row[c.RUN_ID], *measure_order(row)),

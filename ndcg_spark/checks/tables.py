@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ndcg_spark import columns as c
-from ndcg_spark.arrays import codes
+from ndcg_spark.arrays import Codes, coded
 from ndcg_spark.checks.kinds import GIVEN, JUDGMENTS, MAX_EXPONENTIAL_RELEVANCE, RESULTS, not_a_table, table_kind
 from ndcg_spark.errors import InputError
 from ndcg_spark.options import (
@@ -42,6 +42,18 @@ def as_arrow(frame: object, label: str) -> pa.Table:
 
 
 @dataclass(frozen=True)
+class IdCodes:
+    """The codes of both inputs' ids (arrays.coded), row for row with Checked's tables: the checks
+    compute them for their duplicate keys, and the scoring starts from them."""
+
+    judged_query: Codes
+    judged_doc: Codes
+    run: Codes
+    query: Codes
+    doc: Codes
+
+
+@dataclass(frozen=True)
 class Checked:
     """Both inputs in canonical columns, checked, and their counts."""
 
@@ -51,6 +63,7 @@ class Checked:
     result_rows: int
     duplicate_judgments_dropped: int
     duplicate_results_dropped: int
+    codes: IdCodes
 
 
 def checked(
@@ -63,15 +76,18 @@ def checked(
         sources = [(as_arrow(frame, RESULTS), str(name)) for name, frame in results.items()]
     else:
         sources = [(as_arrow(results, RESULTS), None)]
-    judged, judgment_rows, judgments_dropped = _judgments(as_arrow(judgments, JUDGMENTS), options, f"{JUDGMENTS} {where[0]}")
+    judged, judgment_rows, judgments_dropped, judged_ids = _judgments(
+        as_arrow(judgments, JUDGMENTS), options, f"{JUDGMENTS} {where[0]}"
+    )
     tables, result_rows = [], 0
     for table, name in sources:
         canonical, rows = _results(table, name, options, where[1])
         tables.append(canonical)
         result_rows += rows
     _one_input_per_run(tables, [name for _, name in sources])
-    retrieved, results_dropped = _deduplicated_results(_concatenated(tables), options, f"{RESULTS} {where[1]}")
-    return Checked(judged, retrieved, judgment_rows, result_rows, judgments_dropped, results_dropped)
+    retrieved, results_dropped, ids = _deduplicated_results(_concatenated(tables), options, f"{RESULTS} {where[1]}")
+    codes = IdCodes(*judged_ids, *ids)
+    return Checked(judged, retrieved, judgment_rows, result_rows, judgments_dropped, results_dropped, codes)
 
 
 def _one_input_per_run(tables: Sequence[pa.Table], names: Sequence[str | None]) -> None:
@@ -135,8 +151,9 @@ def _number(table: pa.Table, label: str, name: str, expected: str) -> np.ndarray
     return pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False)
 
 
-def _judgments(table: pa.Table, options: Options, label: str) -> tuple[pa.Table, int, int]:
-    """label: how messages name the judgments ("judgments DataFrame", "judgments PATH")."""
+def _judgments(table: pa.Table, options: Options, label: str) -> tuple[pa.Table, int, int, tuple[Codes, Codes]]:
+    """label: how messages name the judgments ("judgments DataFrame", "judgments PATH"); the
+    checked table, its rows, the copies dropped, and its query and doc codes."""
     names = options.judgment_names
     _require(table, label, [names.query_id, names.doc_id, names.relevance], "judgments_columns")
     rows = len(table)
@@ -162,17 +179,19 @@ def _judgments(table: pa.Table, options: Options, label: str) -> tuple[pa.Table,
             f"exceed {MAX_EXPONENTIAL_RELEVANCE}, too large for exponential gain 2^rel - 1",
         )
     canonical = pa.table({c.QUERY_ID: query, c.DOC_ID: doc, c.RELEVANCE: relevance})
-    keys = _keys([codes(query), codes(doc)])
+    ids = coded(query), coded(doc)
+    keys = _keys([ids[0].codes, ids[1].codes])
     copies = _copies(keys)
     if not copies.extra:
-        return canonical, rows, 0
+        return canonical, rows, 0, ids
     if options.duplicate_judgments != ON_DUPLICATE_JUDGMENT_KEEP_MAX:
         raise InputError(
             f"{label}: columns '{names.query_id}', '{names.doc_id}': {copies.keys} (query, doc) pairs are judged"
             f" more than once ({copies.extra} extra rows); trec_eval refuses this",
             remedy=Remedy(spelling("duplicate_judgments"), ON_DUPLICATE_JUDGMENT_KEEP_MAX, "to keep the highest grade"),
         )
-    return canonical.take(pa.array(_first_of_each(keys, [-relevance]))), rows, copies.extra
+    kept = _first_of_each(keys, [-relevance])
+    return canonical.take(pa.array(kept)), rows, copies.extra, (ids[0].take(kept), ids[1].take(kept))
 
 
 def _results(table: pa.Table, name: str | None, options: Options, where: str) -> tuple[pa.Table, int]:
@@ -190,7 +209,7 @@ def _results(table: pa.Table, name: str | None, options: Options, where: str) ->
     if names.run_id in table.column_names:
         run = pc.cast(_id(table, label, names.run_id), pa.string())  # run names are text in every report
     else:
-        run = pa.chunked_array([pa.array([name or options.run_id] * rows, pa.string())])
+        run = pa.chunked_array([pa.repeat(pa.scalar(name or options.run_id, pa.string()), rows)])
     columns: dict[str, Any] = {c.RUN_ID: run, c.QUERY_ID: query, c.DOC_ID: doc, c.SCORE: score}
     if options.order_by == ORDER_BY_RANK:
         rank = table[names.rank]
@@ -201,13 +220,15 @@ def _results(table: pa.Table, name: str | None, options: Options, where: str) ->
     return pa.table(columns), rows
 
 
-def _deduplicated_results(table: pa.Table, options: Options, label: str) -> tuple[pa.Table, int]:
-    """Copies of a document in one (run, query) list: refused, or the best-ranked kept."""
+def _deduplicated_results(table: pa.Table, options: Options, label: str) -> tuple[pa.Table, int, tuple[Codes, ...]]:
+    """Copies of a document in one (run, query) list: refused, or the best-ranked kept. The
+    table, the copies dropped, and its run, query and doc codes."""
     names = options.result_names
-    keys = _keys([codes(table[c.RUN_ID]), codes(table[c.QUERY_ID]), codes(table[c.DOC_ID])])
+    ids = tuple(coded(table[name]) for name in (c.RUN_ID, c.QUERY_ID, c.DOC_ID))
+    keys = _keys([part.codes for part in ids])
     copies = _copies(keys)
     if not copies.extra:
-        return table, 0
+        return table, 0, ids
     if options.duplicate_results != ON_DUPLICATE_RESULT_KEEP_BEST:
         raise InputError(
             f"{label}: columns '{names.query_id}', '{names.doc_id}': {copies.keys} documents are retrieved more"
@@ -216,7 +237,8 @@ def _deduplicated_results(table: pa.Table, options: Options, label: str) -> tupl
         )
     score = table[c.SCORE].to_numpy(zero_copy_only=False)
     by_rank = [table[c.RANK].to_numpy(zero_copy_only=False)] if c.RANK in table.column_names else []
-    return table.take(pa.array(_first_of_each(keys, [*by_rank, -score]))), copies.extra
+    kept = _first_of_each(keys, [*by_rank, -score])
+    return table.take(pa.array(kept)), copies.extra, tuple(part.take(kept) for part in ids)
 
 
 def _keys(columns: list[np.ndarray]) -> np.ndarray:

@@ -45,7 +45,12 @@ def gains_of(relevance: Doubles, kind: Gain, table: GainTable = ()) -> Doubles:
 
 def running(values: npt.NDArray[np.generic], starts: Ints, lengths: Ints) -> npt.NDArray[np.generic]:
     """Each list's running sums, in list order, sequentially: the lists of one length are gathered
-    into a matrix and accumulated along its rows."""
+    into a matrix and accumulated along its rows (lists of one length laid end to end, the common
+    case of full-depth runs, are that matrix already)."""
+    if len(lengths) and len(values) == len(lengths) * int(lengths[0]) and lengths[0] > 0:
+        length = int(lengths[0])
+        if (lengths == length).all() and np.array_equal(starts, np.arange(len(lengths), dtype=np.int64) * length):
+            return np.add.accumulate(values.reshape(len(lengths), length), axis=1).reshape(-1)
     out = np.empty_like(values)
     for length in np.unique(lengths):
         if length == 0:
@@ -122,13 +127,18 @@ def ranked_lists(results: pa.Table, order_by: OrderBy, max_depth: int | None) ->
     run_id, query_id, score (and rank) and the ids' codes (RUN_CODE, QUERY_CODE, DOC_CODE)."""
     run, query = (results[name].to_numpy(zero_copy_only=False) for name in (RUN_CODE, QUERY_CODE))
     group = run * (int(query.max()) + 1 if len(query) else 1) + query  # (run, query) as one key
-    # Arrow's multi-key sort: the same order as numpy's lexsort, 2.7x faster on 10M rows.
-    keys = {"group": pa.array(group), "score": results[c.SCORE], "doc": results[DOC_CODE]}
-    sort_keys = [("group", "ascending"), ("score", "descending"), ("doc", "descending")]
-    if order_by == ORDER_BY_RANK:
-        keys["rank"] = results[c.RANK]
-        sort_keys.insert(1, ("rank", "ascending"))
-    order = pc.sort_indices(pa.table(keys), sort_keys=sort_keys).to_numpy().astype(np.int64)
+    doc = results[DOC_CODE].to_numpy(zero_copy_only=False)
+    order = None
+    if order_by != ORDER_BY_RANK:
+        order = _by_score(group, results[c.SCORE].to_numpy(zero_copy_only=False), doc)
+    if order is None:
+        # Arrow's multi-key sort: the same order as numpy's lexsort, 2.7x faster on 10M rows.
+        keys = {"group": pa.array(group), "score": results[c.SCORE], "doc": pa.array(doc)}
+        sort_keys = [("group", "ascending"), ("score", "descending"), ("doc", "descending")]
+        if order_by == ORDER_BY_RANK:
+            keys["rank"] = results[c.RANK]
+            sort_keys.insert(1, ("rank", "ascending"))
+        order = pc.sort_indices(pa.table(keys), sort_keys=sort_keys).to_numpy().astype(np.int64)
     starts, lengths = _segments([group[order]], len(order))
     position = np.arange(len(order), dtype=np.int64) - np.repeat(starts, lengths) + 1
     keys_table = results.select([c.RUN_ID, c.QUERY_ID, QUERY_CODE]).take(pa.array(order[starts]))
@@ -138,6 +148,37 @@ def ranked_lists(results: pa.Table, order_by: OrderBy, max_depth: int | None) ->
         lengths = np.minimum(lengths, max_depth)
         starts = offsets(lengths)
     return Lists(keys_table, starts, lengths, position, order.astype(np.int64))
+
+
+# Tied (list, score) rows are put in doc order apart from the sort; past this share of the rows,
+# the three-key sort is cheaper.
+_TIED_SHARE = 0.25
+_RADIX_BITS = 15  # numpy's stable argsort is a radix sort on 16-bit integers
+
+
+def _by_score(group: Ints, score: Doubles, doc: Ints) -> Ints | None:
+    """The order by group ascending, score descending, doc descending: numpy's vectorised sort of
+    the scores, then a stable radix sort of the groups, then each run of tied (group, score) rows
+    by doc descending. None when ties are too many for that to pay (or groups too many for the
+    radix sort): Arrow's three-key sort then."""
+    if len(group) == 0 or int(group.max()) >= 1 << (2 * _RADIX_BITS):
+        return None
+    order = np.argsort(-score).astype(np.int64)
+    for shift in (0, _RADIX_BITS) if int(group.max()) >= 1 << _RADIX_BITS else (0,):
+        digit = ((group[order] >> shift) & ((1 << _RADIX_BITS) - 1)).astype(np.int16)
+        order = order[np.argsort(digit, kind="stable")]
+    grouped, scored = group[order], score[order]
+    tied = (grouped[1:] == grouped[:-1]) & (scored[1:] == scored[:-1])  # row i + 1 ties row i
+    count = int(tied.sum())
+    if count == 0:
+        return order
+    if count > _TIED_SHARE * len(order):
+        return None
+    follows = np.concatenate([[False], tied])
+    rows = np.flatnonzero(follows | np.concatenate([tied, [False]]))
+    run_of_ties = np.cumsum(~follows[rows])
+    order[rows] = order[rows][np.lexsort([-doc[order[rows]], run_of_ties])]
+    return order
 
 
 def condensed(lists: Lists, usable: Bools) -> Lists:

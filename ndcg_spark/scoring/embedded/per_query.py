@@ -14,7 +14,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ndcg_spark import columns as c
-from ndcg_spark.arrays import codes, shared_codes
+from ndcg_spark.arrays import codes, merged, shared_codes
+from ndcg_spark.checks.tables import IdCodes
 from ndcg_spark.measures import NDCG_MEASURES, Measure, declaration_of
 from ndcg_spark.scoring.embedded.ingredients import ArrayIngredients, IdealRows, RankedRows
 from ndcg_spark.scoring.embedded.lists import (
@@ -32,6 +33,10 @@ from ndcg_spark.scoring.embedded.lists import (
     running,
 )
 from ndcg_spark.scoring.plan import ScoringPlan
+
+# A table lookup of judgments by (query, doc) key while its slots are at most this many per input
+# row; past that, a binary search.
+_LOOKUP_SLOTS_PER_ROW = 4
 
 PER_QUERY_SCHEMA = pa.schema(
     [
@@ -53,13 +58,20 @@ PER_QUERY_SCHEMA = pa.schema(
 )
 
 
-def coded(judgments: pa.Table, results: pa.Table) -> tuple[pa.Table, pa.Table]:
-    """Both inputs with their ids' codes: query and doc ids in one code space for both."""
-    judged_query, retrieved_query = shared_codes(judgments[c.QUERY_ID], results[c.QUERY_ID])
-    judged_doc, retrieved_doc = shared_codes(judgments[c.DOC_ID], results[c.DOC_ID])
+def coded(judgments: pa.Table, results: pa.Table, ids: IdCodes | None = None) -> tuple[pa.Table, pa.Table]:
+    """Both inputs with their ids' codes: query and doc ids in one code space for both (from the
+    checks' codes when given: their distinct values alone are ranked together)."""
+    if ids is None:
+        judged_query, retrieved_query = shared_codes(judgments[c.QUERY_ID], results[c.QUERY_ID])
+        judged_doc, retrieved_doc = shared_codes(judgments[c.DOC_ID], results[c.DOC_ID])
+        run = codes(results[c.RUN_ID])
+    else:
+        judged_query, retrieved_query = merged(ids.judged_query, ids.query)
+        judged_doc, retrieved_doc = merged(ids.judged_doc, ids.doc)
+        run = ids.run.codes
     judgments = judgments.append_column(QUERY_CODE, pa.array(judged_query)).append_column(DOC_CODE, pa.array(judged_doc))
     results = (
-        results.append_column(RUN_CODE, pa.array(codes(results[c.RUN_ID])))
+        results.append_column(RUN_CODE, pa.array(run))
         .append_column(QUERY_CODE, pa.array(retrieved_query))
         .append_column(DOC_CODE, pa.array(retrieved_doc))
     )
@@ -67,12 +79,23 @@ def coded(judgments: pa.Table, results: pa.Table) -> tuple[pa.Table, pa.Table]:
 
 
 def judgment_of(judgments: pa.Table, results: pa.Table) -> Ints:
-    """Each result's judgment (its index among the judgments), -1 where unjudged."""
+    """Each result's judgment (its index among the judgments), -1 where unjudged: (query, doc)
+    codes as one key, looked up in a table indexed by key where the key space is small beside the
+    rows (a lookup a row), else searched among the judgments' sorted keys."""
     columns = [table[name].to_numpy(zero_copy_only=False) for table in (judgments, results) for name in (QUERY_CODE, DOC_CODE)]
     judged_query, judged_doc, retrieved_query, retrieved_doc = columns
     docs = int(max(judged_doc.max(initial=0), retrieved_doc.max(initial=0))) + 1
-    found = pc.index_in(pa.array(retrieved_query * docs + retrieved_doc), value_set=pa.array(judged_query * docs + judged_doc))
-    return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    judged, retrieved = judged_query * docs + judged_doc, retrieved_query * docs + retrieved_doc
+    space = int(max(judged.max(initial=0), retrieved.max(initial=0))) + 1
+    if space <= _LOOKUP_SLOTS_PER_ROW * (len(judged) + len(retrieved)):
+        lookup = np.full(space, -1, dtype=np.int64)
+        lookup[judged] = np.arange(len(judged), dtype=np.int64)
+        return lookup[retrieved]
+    if len(judged) == 0:
+        return np.full(len(retrieved), -1, dtype=np.int64)
+    order = np.argsort(judged).astype(np.int64)  # the keys are distinct: the checks refused copies
+    place = np.minimum(np.searchsorted(judged[order], retrieved), len(judged) - 1)
+    return np.where(judged[order[place]] == retrieved, order[place], -1)
 
 
 @dataclass(frozen=True)
@@ -92,10 +115,11 @@ def per_query(judgments: pa.Table, results: pa.Table, plan: ScoringPlan) -> pa.T
     return score(judgments, results, plan).per_query
 
 
-def score(judgments: pa.Table, results: pa.Table, plan: ScoringPlan) -> Scored:
+def score(judgments: pa.Table, results: pa.Table, plan: ScoringPlan, ids: IdCodes | None = None) -> Scored:
     """The embedded pass over checked inputs: judgments with query_id, doc_id and relevance,
-    results with run_id, query_id, doc_id and score (and rank), no duplicates."""
-    judgments, results = coded(judgments, results)
+    results with run_id, query_id, doc_id and score (and rank), no duplicates; ids: the checks'
+    codes of their ids, when at hand."""
+    judgments, results = coded(judgments, results, ids)
     relevance = judgments[c.RELEVANCE].to_numpy(zero_copy_only=False).astype(np.float64)
     gain = gains_of(relevance, plan.gain, plan.gains)
     level, by_gain = plan.relevance_level, plan.by_gain
