@@ -19,7 +19,8 @@ data; a peer that disagrees is named and left out. RankingMetrics computes anoth
 (binary relevance, the only kind its Python API passes): it is timed, and how far its means are
 from the job's is reported. Whole-process wall time and CPU time (user and system, of the process
 and its children; medians over the rounds) and peak RSS of the largest process (GNU time), the
-ratios to the floor and of the job to each peer, written as JSON and Markdown under --out.
+ratios to the floor and of the job (and of job_local) to each peer, written as JSON and Markdown
+under --out. The package is byte-compiled first, as pip installs it.
 
     .venv/bin/pip install -e ".[bench]"          # numpy, duckdb; optional: pytrec-eval-terrier, ranx
     .venv/bin/python scripts/bench.py --queries 100000 --depth 100 --repeat 3 --skew 0.1
@@ -404,6 +405,7 @@ PEERS = {
 }
 # The API tools run only when named in --peers: they time this project, not a peer. The embedded
 # engine runs by default: it is what a single-machine evaluation costs.
+LOCAL_TOOL = "job_local"  # the job on the embedded engine, compared with each single-machine peer
 DEFAULT_PEERS = ("embedded", "duckdb", "duckdb_output", "pytrec_eval", "ranx")
 # Run with spark-submit, like the job.
 SPARK_PEERS = {"bare_ndcg": BARE_NDCG, "bare_ndcg_output": BARE_NDCG_OUTPUT, "spark_ranking_metrics": SPARK_RANKING_METRICS}
@@ -699,7 +701,7 @@ def main() -> None:
         spark_script("floor", FLOOR),
         spark_script("rank_floor", RANK_FLOOR),
         job("job", plain),
-        job_local("job_local", plain),
+        job_local(LOCAL_TOOL, plain),
     ]
     if args.baseline:
         tools.append(job(BASELINE_TOOL, plain, extra=BASELINE_ARGS))
@@ -733,6 +735,10 @@ def main() -> None:
                     "job" if not suffix else None,
                 )
             )
+    # Byte-compiled as pip installs it: a checkout run under PYTHONDONTWRITEBYTECODE would compile
+    # every module on every start (0.1 s of the embedded job's second), which no user pays.
+    for root in {ROOT, *([Path(args.job_from).resolve()] if args.job_from else [])}:
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(root / "ndcg_spark")], check=True)
     for attempt in range(args.repeat):  # alternate the tools within each round
         for tool in tools:
             try:
@@ -744,7 +750,7 @@ def main() -> None:
             tool.cpus.append(run.cpu)
             tool.peaks.append(run.peak_gb)
             tool.last_means = tool.means(run.stdout)
-            print(f"round {attempt + 1} {tool.name}: {run.wall:.1f} s, CPU {run.cpu:.1f} s, {run.peak_gb:.2f} GB", flush=True)
+            print(f"round {attempt + 1} {tool.name}: {run.wall:.2f} s, CPU {run.cpu:.2f} s, {run.peak_gb:.2f} GB", flush=True)
 
     by_name = {tool.name: tool for tool in tools}
     disagree: dict[str, float] = {}
@@ -790,6 +796,9 @@ def main() -> None:
             and not name.startswith("job_measures")
             and not name.endswith(("_skewed", BASELINE_SUFFIX))
         },
+        "job_local_ratio_to_peer": {
+            name: median[LOCAL_TOOL] / value for name, value in median.items() if name in (*PEERS, "job") and LOCAL_TOOL in median
+        },
         "job_from": args.job_from,
         "skewed_ratio_to_unskewed": median["job_skewed"] / median["job"] if "job_skewed" in median else None,
         "measures": {chosen: list(MEASURE_SETS[chosen]) for chosen in args.measures},
@@ -819,16 +828,18 @@ def main() -> None:
         f" NDCG@{','.join(map(str, KS))}, local[2], driver {args.driver_memory},"
         f" median of {args.repeat}" + (f", driver JVM options {args.java_options}" if args.java_options else ""),
         "",
-        "| tool | wall (s) | CPU (s) | x floor | x ranking floor | job / tool | peak RSS (GB) |",
-        "|---|---|---|---|---|---|---|",
+        "| tool | wall (s) | CPU (s) | x floor | x ranking floor | job / tool | job_local / tool | peak RSS (GB) |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for tool in timed_tools:
         ratio = report["job_ratio_to_peer"].get(tool.name)
+        local = report["job_local_ratio_to_peer"].get(tool.name)
         lines.append(
-            f"| {tool.name} | {median[tool.name]:.1f} | {report['median_cpu_s'][tool.name]:.1f} |"
+            f"| {tool.name} | {median[tool.name]:.2f} | {report['median_cpu_s'][tool.name]:.2f} |"
             f" {report['ratio_to_floor'][tool.name]:.2f} |"
             f" {report['ratio_to_rank_floor'][tool.name]:.2f} |"
-            f" {'' if ratio is None else f'{ratio:.2f}'} | {report['peak_rss_gb'][tool.name]:.2f} |"
+            f" {'' if ratio is None else f'{ratio:.2f}'} | {'' if local is None else f'{local:.2f}'} |"
+            f" {report['peak_rss_gb'][tool.name]:.2f} |"
         )
     if report["skewed_ratio_to_unskewed"] is not None:
         lines += [
