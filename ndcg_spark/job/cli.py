@@ -98,7 +98,11 @@ def _job(argv: Sequence[str]) -> int:
 
 def entry_point() -> None:
     """`ndcg-spark` on the PATH: the job in this Python process. Without spark-submit, PySpark
-    starts a local JVM (all cores); `--conf`-style settings go in the config file's [spark]."""
+    starts a local JVM (all cores); `--conf`-style settings go in the config file's [spark]. The
+    process keeps the memory it frees, for the embedded engine's arrays (job/heap.py)."""
+    from ndcg_spark.job.heap import keep_freed_memory
+
+    keep_freed_memory()
     sys.exit(main(sys.argv[1:]))
 
 

@@ -23,3 +23,13 @@ def test_a_spark_run_imports_no_numpy_pyarrow_or_pandas() -> None:
     probe = f"import sys, pyspark.sql; before = {heavy}; import ndcg_spark, ndcg_spark.job.cli; print(sorted({heavy} - before))"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_the_command_keeps_freed_memory_for_arrow_and_numpy() -> None:
+    """job/heap.py, in a process of its own (the setting is process-wide): Arrow on malloc."""
+    code = (
+        "import pyarrow as pa; from ndcg_spark.job.heap import keep_freed_memory;"
+        " print(pa.default_memory_pool().backend_name); keep_freed_memory(); print(pa.default_memory_pool().backend_name)"
+    )
+    before, after = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert after == "system", before  # jemalloc or mimalloc before, as pyarrow builds it
