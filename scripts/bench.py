@@ -83,6 +83,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -623,6 +624,13 @@ def main() -> None:
         help="also time the job (and each --measures set) with --baseline run0: the comparison's cost",
     )
     parser.add_argument("--driver-memory", default="4g")
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=5.0,
+        help="seconds of rest before each timed tool: a one-second tool timed right after the Spark job's exit"
+        " ran 1.5-4x slower on the project's machine (5 s does not always cure it)",
+    )
     parser.add_argument("--peers", default=",".join([*DEFAULT_PEERS, *SPARK_PEERS]), help="peers to run when installed")
     parser.add_argument("--data", default=str(ROOT / "bench-data"))
     parser.add_argument("--out", default=str(ROOT / "bench-results"))
@@ -741,6 +749,7 @@ def main() -> None:
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(root / "ndcg_spark")], check=True)
     for attempt in range(args.repeat):  # alternate the tools within each round
         for tool in tools:
+            time.sleep(args.settle)
             try:
                 run = timed(tool.command, {**env, **tool.env}, tool.cwd)
             except RuntimeError as error:
