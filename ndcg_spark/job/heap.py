@@ -10,9 +10,12 @@ Set once, by the command: a library call leaves a notebook's process as it is.""
 from __future__ import annotations
 
 import ctypes
+import os
 
-import pyarrow as pa
-
+# Read by pyarrow when it first allocates: set before, it costs the command's start no import (a
+# Spark run imports no pyarrow at all). A value the caller set stands.
+_ARROW_POOL = "ARROW_DEFAULT_MEMORY_POOL"
+_SYSTEM_POOL = "system"
 # glibc's mallopt parameters (malloc.h): blocks up to the mmap threshold come from the heap, and the
 # heap is trimmed only past the trim threshold.
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
@@ -22,8 +25,8 @@ _TRIM_THRESHOLD = 2**31 - 1  # the largest int mallopt takes
 
 def keep_freed_memory() -> None:
     """Arrow allocates with the C library's malloc, which keeps what is freed (a C library other
-    than glibc, without mallopt, stays as it is)."""
-    pa.set_memory_pool(pa.system_memory_pool())
+    than glibc, without mallopt, stays as it is). Called before pyarrow is imported."""
+    os.environ.setdefault(_ARROW_POOL, _SYSTEM_POOL)
     try:
         mallopt = ctypes.CDLL(None).mallopt  # the process's own symbols: its C library's
     except (OSError, AttributeError):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -26,10 +27,14 @@ def test_a_spark_run_imports_no_numpy_pyarrow_or_pandas() -> None:
 
 
 def test_the_command_keeps_freed_memory_for_arrow_and_numpy() -> None:
-    """job/heap.py, in a process of its own (the setting is process-wide): Arrow on malloc."""
+    """job/heap.py, in a process of its own (the setting is process-wide): Arrow on malloc, set
+    without importing pyarrow (a Spark run's start stays free of it)."""
     code = (
-        "import pyarrow as pa; from ndcg_spark.job.heap import keep_freed_memory;"
-        " print(pa.default_memory_pool().backend_name); keep_freed_memory(); print(pa.default_memory_pool().backend_name)"
+        "import sys; from ndcg_spark.job.heap import keep_freed_memory; keep_freed_memory();"
+        " print('pyarrow' in sys.modules); import pyarrow as pa; print(pa.default_memory_pool().backend_name)"
     )
-    before, after = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    assert after == "system", before  # jemalloc or mimalloc before, as pyarrow builds it
+    env = {name: value for name, value in os.environ.items() if name != "ARROW_DEFAULT_MEMORY_POOL"}
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    imported, after = shown.stdout.split()
+    assert imported == "False"
+    assert after == "system"

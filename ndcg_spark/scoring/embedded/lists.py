@@ -19,11 +19,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ndcg_spark import columns as c
+from ndcg_spark.arrays import Ints
 from ndcg_spark.measures.strict_math import log2
 from ndcg_spark.option_values import GainTable
 from ndcg_spark.options import GAIN_EXPONENTIAL, GAIN_LINEAR, ORDER_BY_RANK, Gain, OrderBy
 
-Ints = npt.NDArray[np.int64]
 Doubles = npt.NDArray[np.float64]
 Bools = npt.NDArray[np.bool_]
 
@@ -161,10 +161,11 @@ def _by_score(group: Ints, score: Doubles, doc: Ints) -> Ints | None:
     the scores, then a stable radix sort of the groups, then each run of tied (group, score) rows
     by doc descending. None when ties are too many for that to pay (or groups too many for the
     radix sort): Arrow's three-key sort then."""
-    if len(group) == 0 or int(group.max()) >= 1 << (2 * _RADIX_BITS):
+    largest = int(group.max()) if len(group) else 0
+    if len(group) == 0 or largest >= 1 << (2 * _RADIX_BITS):
         return None
     order = np.argsort(-score).astype(np.int64)
-    for shift in (0, _RADIX_BITS) if int(group.max()) >= 1 << _RADIX_BITS else (0,):
+    for shift in (0, _RADIX_BITS) if largest >= 1 << _RADIX_BITS else (0,):
         digit = ((group[order] >> shift) & ((1 << _RADIX_BITS) - 1)).astype(np.int16)
         order = order[np.argsort(digit, kind="stable")]
     grouped, scored = group[order], score[order]
